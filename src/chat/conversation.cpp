@@ -1,6 +1,7 @@
 // Typed conversations <-> the OpenAI JSON shapes (the oracle's context form), with errors that
 // name the JSON path, and key order kept so a round trip renders byte for byte the same.
 #include <algorithm>
+#include <string_view>
 
 #include "toolchat/chat.hpp"
 
@@ -248,6 +249,15 @@ Value tool_to_json(const Tool& t) {
   return ordered(std::move(f), t.outer_extra, t.order);
 }
 
+namespace {
+
+bool is_request_field(std::string_view key) {
+  return key == "messages" || key == "tools" || key == "documents" || key == "add_generation_prompt" ||
+         key == "continue_final_message" || key == "special_tokens" || key == "chat_template_kwargs";
+}
+
+}  // namespace
+
 Conversation from_openai_json(const Value& json) {
   Conversation c;
   const Value* messages = &json;
@@ -308,8 +318,18 @@ Value to_openai_json(const Conversation& conv) {
   if (conv.continue_final_message) d.set(Value::string("continue_final_message"), Value::boolean(true));
   if (conv.special_tokens.is_dict() && conv.special_tokens.dict_obj().size())
     d.set(Value::string("special_tokens"), conv.special_tokens);
-  if (conv.kwargs.is_dict())
-    for (const auto& [k, v] : conv.kwargs.dict_obj().entries) d.set(k, v);
+  // A kwarg named like a request field must not land at the top level, where reading the JSON
+  // back would take it for that field; it travels inside chat_template_kwargs instead.
+  if (conv.kwargs.is_dict()) {
+    Value nested = Value::dict();
+    for (const auto& [k, v] : conv.kwargs.dict_obj().entries) {
+      if (k.is_str() && is_request_field(k.str()))
+        nested.dict_obj().set(k, v);
+      else
+        d.set(k, v);
+    }
+    if (nested.dict_obj().size()) d.set(Value::string("chat_template_kwargs"), nested);
+  }
   return out;
 }
 

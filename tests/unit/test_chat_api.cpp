@@ -183,6 +183,22 @@ TEST(ChatApi, ConversionsKeepShapesAndKwargs) {
   EXPECT_EQ(json::dumps(tool_to_json(t)), R"({"type": "function", "function": {"name": "get", "parameters": {"type": "object"}}})");
 }
 
+// Fuzz finding (openai_request): a template kwarg named like a request field was written back at
+// the top level, so reading the JSON again took it for the request's own field.
+TEST(ChatApi, KwargsNamedLikeRequestFieldsSurviveARoundTrip) {
+  Value j = json::parse(R"({"messages": [], "chat_template_kwargs": {"chat_template_kwargs": {"x": 1},
+    "tools": "as a kwarg", "messages": 7, "plain": true}})");
+  Conversation c = from_openai_json(j);
+  EXPECT_EQ(json::dumps(c.kwargs), R"({"chat_template_kwargs": {"x": 1}, "tools": "as a kwarg", "messages": 7, "plain": true})");
+  EXPECT_FALSE(c.tools.has_value());
+  std::string once = json::dumps(to_openai_json(c));
+  EXPECT_EQ(once, R"({"messages": [], "add_generation_prompt": false, "plain": true, "chat_template_kwargs": )"
+                  R"({"chat_template_kwargs": {"x": 1}, "tools": "as a kwarg", "messages": 7}})");
+  Conversation again = from_openai_json(json::parse(once));
+  EXPECT_EQ(json::dumps(again.kwargs), R"({"plain": true, "chat_template_kwargs": {"x": 1}, "tools": "as a kwarg", "messages": 7})");
+  EXPECT_EQ(json::dumps(to_openai_json(again)), once);
+}
+
 TEST(ChatApi, MessageSpansAndGenerationSpans) {
   ModelTemplate m = ModelTemplate::from_sources(
       {{"default",
