@@ -26,7 +26,9 @@ std::string prompt(const Value& tools) {
     const Value* props = t.parameters.is_dict() ? t.parameters.dict_obj().find("properties") : nullptr;
     const Value* req = t.parameters.is_dict() ? t.parameters.dict_obj().find("required") : nullptr;
     if (props && props->is_dict())
-      for (const auto& [k, p] : props->dict_obj().entries) {
+      for (const auto& entry : props->dict_obj().entries) {
+        const Value& k = entry.first;
+        const Value& p = entry.second;  // a plain reference: lambdas cannot capture bindings in C++20 (clang)
         if (!k.is_str()) continue;
         auto str = [&](const char* key) {
           const Value* v = p.is_dict() ? p.dict_obj().find(key) : nullptr;
