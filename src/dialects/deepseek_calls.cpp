@@ -53,8 +53,11 @@ class DeepSeekParser final : public scan::ThinkParser {
         return true;
       }
       case St::List: {
-        std::vector<std::string_view> opts = calls_end();
-        for (auto s : call_begin()) opts.push_back(s);
+        static const std::vector<std::string_view> opts = [] {
+          std::vector<std::string_view> v = calls_end();
+          for (auto s : call_begin()) v.push_back(s);
+          return v;
+        }();
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m >= 0 && m < 4) {

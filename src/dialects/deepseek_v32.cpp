@@ -23,6 +23,10 @@ const std::vector<std::string_view> kInvokeOpen{"<｜DSML｜invoke", "<invoke"};
 const std::vector<std::string_view> kInvokeClose{"</｜DSML｜invoke>", "</invoke>"};
 const std::vector<std::string_view> kParamOpen{"<｜DSML｜parameter", "<parameter"};
 const std::vector<std::string_view> kParamClose{"</｜DSML｜parameter>", "</parameter>"};
+std::vector<std::string_view> joined(std::vector<std::string_view> a, const std::vector<std::string_view>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 constexpr size_t kMaxTag = 512;
 constexpr const char* kUnclosed = "function_calls block without its closing tag";
 
@@ -43,8 +47,7 @@ class DsmlParser final : public scan::ThinkParser {
         return true;
       }
       case St::Block: {
-        std::vector<std::string_view> opts = kInvokeOpen;
-        opts.insert(opts.end(), kBlockClose.begin(), kBlockClose.end());
+        static const std::vector<std::string_view> opts = joined(kInvokeOpen, kBlockClose);
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m < 0) {
@@ -79,8 +82,7 @@ class DsmlParser final : public scan::ThinkParser {
           st_ = St::Json;
           return true;
         }
-        std::vector<std::string_view> opts = kParamOpen;
-        opts.insert(opts.end(), kInvokeClose.begin(), kInvokeClose.end());
+        static const std::vector<std::string_view> opts = joined(kParamOpen, kInvokeClose);
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m < 0) return eof ? false : malformed(sink, "unexpected text inside invoke", st_);

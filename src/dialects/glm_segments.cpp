@@ -92,7 +92,7 @@ bool GlmSegmentParser::body_step(Sink& sink, bool eof) {
     case St::Call:
       return call_step(sink, eof);
     case St::Done:
-      pos_ = buf_.size();
+      skip_to_end();
       return false;
   }
   return false;

@@ -124,7 +124,7 @@ class HarmonyParser final : public scan::ParserBase {
         stop_recording();  // the unfinished header is kept as content by run()
       } else {
         std::string raw = raw_ + std::string(rest());
-        pos_ = buf_.size();
+        skip_to_end();
         stop_recording();
         sink.on(ContentDelta{raw});
         warn(sink, WarningKind::TruncatedCall, "output ended inside a call header");
@@ -139,7 +139,7 @@ class HarmonyParser final : public scan::ParserBase {
     std::string_view m = body_ends()[k];
     if (m == "<|start|>" || m == "<|channel|>") {
       // A new header started without the previous message's end: step back onto its marker
-      // (still in buf_ during this run) and read it as a header.
+      // (still in the input during this run) and read it as a header.
       pos_ -= m.size();
       start_recording();
       st_ = St::Header;

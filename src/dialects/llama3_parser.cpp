@@ -60,14 +60,11 @@ class Llama3Parser final : public PythonTagParser {
           return true;
         }
         if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::string raw = raw_;
-        stop_recording();
-        if (!emit_calls(sink)) {
-          sink.on(ContentDelta{raw});
-          st_ = St::Content;
-          return true;
-        }
-        st_ = St::AfterCall;
+        recording_ = false;  // raw_ stays until we know whether it was a call
+        bool called = emit_calls(sink);
+        if (!called) sink.on(ContentDelta{raw_});
+        raw_.clear();
+        st_ = called ? St::AfterCall : St::Content;
         return true;
       }
       case St::AfterCall: {

@@ -177,22 +177,33 @@ uint64_t splitmix(uint64_t x) {
 }
 }  // namespace
 
-std::string make_alnum_id(uint64_t seed, size_t n, size_t len) {
+namespace {
+// Writes len alphanumerics to out. One SplitMix64 output is read as a binary fraction and yields 8
+// base-62 digits (48 of its 64 bits), each by one widening multiply: an id per call is on the
+// parse hot path of JSON-call families, and a mix per character cost 6% of a llama3_json parse.
+void fill_alnum(char* out, uint64_t seed, size_t n, size_t len) {
   static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::string out(len, '\0');
-  uint64_t state = splitmix(seed ^ splitmix(static_cast<uint64_t>(n) + 1));
-  for (size_t i = 0; i < len; ++i) {
-    state = splitmix(state);
-    out[i] = kAlnum[state % 62];
+  const uint64_t base = splitmix(seed ^ splitmix(static_cast<uint64_t>(n) + 1));
+  for (size_t i = 0; i < len; i += 8) {
+    uint64_t frac = splitmix(base + i * 0x9E3779B97F4A7C15ull);
+    for (size_t k = i; k < len && k < i + 8; ++k) {
+      unsigned __int128 m = static_cast<unsigned __int128>(frac) * 62u;
+      out[k] = kAlnum[static_cast<uint64_t>(m >> 64)];
+      frac = static_cast<uint64_t>(m);
+    }
   }
+}
+}  // namespace
+
+std::string make_alnum_id(uint64_t seed, size_t n, size_t len) {
+  std::string out(len, '\0');
+  fill_alnum(out.data(), seed, n, len);
   return out;
 }
 
 std::string make_call_id(uint64_t seed, size_t n) {
-  std::string out;
-  out.reserve(29);  // one allocation: "call_" + 24
-  out += "call_";
-  out += make_alnum_id(seed, n, 24);
+  std::string out = "call_________________________";  // "call_" + 24, filled in place
+  fill_alnum(out.data() + 5, seed, n, 24);
   return out;
 }
 

@@ -2,7 +2,7 @@
 #include "dialects/scan.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 
 #include "dialects/tool_fields.hpp"
 #include "toolchat/error.hpp"
@@ -25,7 +25,7 @@ size_t utf8_safe_end(std::string_view s) {
 
 bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-MarkerHit find_marker(std::string_view s, const std::vector<std::string_view>& markers) {
+MarkerHit find_marker(std::string_view s, Markers markers) {
   MarkerHit best{s.size(), -1};
   for (size_t i = 0; i < markers.size(); ++i) {
     size_t p = s.substr(0, std::min(s.size(), best.pos + markers[i].size())).find(markers[i]);
@@ -37,9 +37,12 @@ MarkerHit find_marker(std::string_view s, const std::vector<std::string_view>& m
   // No full marker: the earliest start of a suffix that is a proper prefix of some marker.
   size_t hold = s.size();
   for (auto m : markers) {
+    if (m.empty()) continue;
     size_t maxk = std::min(m.size() - 1, s.size());
     for (size_t k = maxk; k > 0; --k) {
       if (s.size() - k >= hold) break;
+      // The first byte decides most candidates without a memcmp call (this runs at every chunk).
+      if (s[s.size() - k] != m[0]) continue;
       if (s.substr(s.size() - k) == m.substr(0, k)) {
         hold = s.size() - k;
         break;
@@ -52,73 +55,85 @@ MarkerHit find_marker(std::string_view s, const std::vector<std::string_view>& m
 // ---- JsonScanner ---------------------------------------------------------------------------------
 
 namespace {
-bool is_scalar_byte(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == ',' || c == '-' || c == '+' || c == '.';
-}
+// What a byte means outside strings. A table, not std::isalnum and a chain of compares: this runs
+// on every byte of a call's JSON.
+enum ByteClass : unsigned char { kOther, kScalar, kSpace, kQuote, kOpen, kClose };
+constexpr auto kByteClass = [] {
+  std::array<ByteClass, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kScalar;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kScalar;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kScalar;
+  for (char c : {':', ',', '-', '+', '.'}) t[static_cast<unsigned char>(c)] = kScalar;
+  for (char c : {' ', '\n', '\r', '\t'}) t[static_cast<unsigned char>(c)] = kSpace;
+  t['"'] = kQuote;
+  t['{'] = t['['] = kOpen;
+  t['}'] = t[']'] = kClose;
+  return t;
+}();
 }  // namespace
 
 void JsonScanner::reset() {
   state_ = State::Start;
   text_.clear();
-  raw_.clear();
   stack_.clear();
   in_string_ = escape_ = false;
 }
 
 size_t JsonScanner::feed(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
   size_t i = 0;
-  while (i < s.size() && (state_ == State::Start || state_ == State::Running)) {
-    char c = s[i];
-    if (state_ == State::Start) {
-      if (is_json_ws(c)) { raw_ += c; ++i; continue; }
-      if (c != '{' && c != '[') { state_ = State::Error; break; }
-      state_ = State::Running;
-      // fallthrough to the container handling below
+  if (state_ == State::Start) {
+    while (i < n && is_json_ws(p[i])) ++i;
+    if (i == n) return i;
+    if (p[i] != '{' && p[i] != '[') {
+      state_ = State::Error;
+      return i;
     }
-    if (in_string_) {
-      // Copy a run of ordinary string bytes at once.
-      size_t j = i;
-      while (j < s.size()) {
-        char d = s[j];
-        if (escape_) { escape_ = false; ++j; continue; }
-        if (d == '\\') { escape_ = true; ++j; continue; }
-        if (d == '"') { in_string_ = false; ++j; break; }
-        if (static_cast<unsigned char>(d) < 0x20) { state_ = State::Error; break; }
-        ++j;
-      }
-      text_.append(s.data() + i, j - i);
-      raw_.append(s.data() + i, j - i);
-      i = j;
-      continue;
-    }
-    if (is_scalar_byte(c)) {
-      // A run of number / literal / ':' / ',' bytes at once (the switch below has nothing to do).
-      size_t j = i + 1;
-      while (j < s.size() && is_scalar_byte(s[j])) ++j;
-      raw_.append(s.data() + i, j - i);
-      text_.append(s.data() + i, j - i);
-      i = j;
-      continue;
-    }
-    raw_ += c;
-    ++i;
-    if (is_json_ws(c)) continue;
-    switch (c) {
-      case '"': in_string_ = true; break;
-      case '{': stack_.push_back('}'); break;
-      case '[': stack_.push_back(']'); break;
-      case '}': case ']':
-        if (stack_.empty() || stack_.back() != c) { state_ = State::Error; break; }
-        stack_.pop_back();
-        if (stack_.empty()) state_ = State::Done;
-        break;
-      default:
-        state_ = State::Error;  // outside JSON's alphabet (scalar bytes were taken above)
-    }
-    if (state_ == State::Error) { raw_.pop_back(); --i; break; }
-    text_ += c;
-    if (stack_.size() > max_depth) { state_ = State::Error; break; }
+    state_ = State::Running;
   }
+  if (state_ != State::Running) return 0;
+  // Kept bytes are copied to text_ in runs, cut only at whitespace outside strings and at the end,
+  // rather than byte by byte; the state lives in locals meanwhile (a char write may alias members).
+  bool in_string = in_string_, escape = escape_;
+  State state = State::Running;
+  size_t run = i;
+  while (i < n) {
+    const char c = p[i];
+    if (in_string) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') in_string = false;
+      else if (static_cast<unsigned char>(c) < 0x20) { state = State::Error; break; }
+      ++i;
+      continue;
+    }
+    switch (kByteClass[static_cast<unsigned char>(c)]) {
+      case kScalar: ++i; continue;
+      case kSpace:
+        text_.append(p + run, i - run);
+        run = ++i;
+        continue;
+      case kQuote: in_string = true; ++i; continue;
+      case kOpen:
+        stack_.push_back(c == '{' ? '}' : ']');
+        ++i;
+        if (stack_.size() > max_depth) state = State::Error;
+        break;
+      case kClose:
+        if (stack_.empty() || stack_.back() != c) { state = State::Error; break; }
+        stack_.pop_back();
+        ++i;
+        if (stack_.empty()) state = State::Done;
+        break;
+      case kOther: state = State::Error; break;
+    }
+    if (state != State::Running) break;
+  }
+  text_.append(p + run, i - run);
+  state_ = state;
+  in_string_ = in_string;
+  escape_ = escape;
   return i;
 }
 
@@ -130,13 +145,13 @@ void ParserBase::run(Sink& sink, bool eof) {
   if (eof) {
     at_end(sink);
     // Whatever a state machine left undecided at the end is content.
-    if (pos_ < buf_.size()) emit_text(sink, rest(), false);
-    pos_ = buf_.size();
+    if (pos_ < in_.size()) emit_text(sink, rest(), false);
+    pos_ = in_.size();
   }
 }
 
 void ParserBase::advance(size_t n) {
-  if (recording_) raw_.append(buf_, pos_, n);
+  if (recording_) raw_.append(in_.data() + pos_, n);
   pos_ += n;
 }
 
@@ -147,15 +162,28 @@ void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
 }
 
 void ParserBase::feed(std::string_view chunk, Sink& sink) {
-  buf_.append(chunk);
+  // With nothing held back the chunk is read in place; only what run() leaves undecided is copied.
+  const bool in_place = buf_.empty();
+  if (in_place) {
+    in_ = chunk;
+  } else {
+    buf_.append(chunk);
+    in_ = buf_;
+  }
+  pos_ = 0;
   run(sink, false);
-  buf_.erase(0, pos_);
+  if (!in_place) buf_.erase(0, pos_);
+  else if (pos_ < in_.size()) buf_.assign(in_.substr(pos_));
+  in_ = {};
   pos_ = 0;
 }
 
 void ParserBase::finish(Sink& sink) {
+  in_ = buf_;
+  pos_ = 0;
   run(sink, true);
   buf_.clear();
+  in_ = {};
   pos_ = 0;
 }
 
@@ -165,7 +193,7 @@ void ParserBase::emit_text(Sink& sink, std::string_view s, bool reasoning) {
   else sink.on(ContentDelta{std::string(s)});
 }
 
-int ParserBase::text_until(Sink& sink, const std::vector<std::string_view>& markers, bool reasoning, bool eof) {
+int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof) {
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   if (h.which >= 0) {
@@ -180,7 +208,7 @@ int ParserBase::text_until(Sink& sink, const std::vector<std::string_view>& mark
   return -1;
 }
 
-int ParserBase::collect_until(std::string& acc, const std::vector<std::string_view>& markers, bool eof) {
+int ParserBase::collect_until(std::string& acc, Markers markers, bool eof) {
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
@@ -191,9 +219,9 @@ int ParserBase::collect_until(std::string& acc, const std::vector<std::string_vi
 
 bool ParserBase::skip_ws() {
   size_t p = pos_;
-  while (p < buf_.size() && is_json_ws(buf_[p])) ++p;
+  while (p < in_.size() && is_json_ws(in_[p])) ++p;
   advance(p - pos_);
-  return pos_ < buf_.size();
+  return pos_ < in_.size();
 }
 
 ParserBase::Match ParserBase::match(std::string_view lit, bool eof) {
@@ -325,7 +353,7 @@ void ThinkParser::at_end(Sink& sink) {
   if (phase_ == Phase::Body) body_end(sink);
 }
 
-int match_any(std::string_view r, const std::vector<std::string_view>& lits, bool eof, size_t* len) {
+int match_any(std::string_view r, Markers lits, bool eof, size_t* len) {
   size_t i = 0;
   while (i < r.size() && is_json_ws(r[i])) ++i;
   r = r.substr(i);
@@ -334,6 +362,7 @@ int match_any(std::string_view r, const std::vector<std::string_view>& lits, boo
   int best = -1;
   for (size_t k = 0; k < lits.size(); ++k) {
     size_t n = std::min(r.size(), lits[k].size());
+    if (n > 0 && r[0] != lits[k][0]) continue;
     if (r.substr(0, n) != lits[k].substr(0, n)) continue;
     if (n < lits[k].size()) partial = true;
     else if (best < 0 || lits[k].size() > lits[best].size()) best = static_cast<int>(k);

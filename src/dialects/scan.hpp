@@ -20,6 +20,25 @@ namespace toolchat::dialects::scan {
 size_t utf8_safe_end(std::string_view s);
 bool is_json_ws(char c);
 
+// A non-owning list of markers or literals for the functions below. It binds a braced list without
+// building a std::vector (a heap allocation per call, and these run at every fed chunk) and binds a
+// vector too; the list must outlive the call only.
+class Markers {
+ public:
+  Markers() = default;
+  Markers(std::initializer_list<std::string_view> l) : data_(l.begin()), size_(l.size()) {}
+  Markers(const std::vector<std::string_view>& v) : data_(v.data()), size_(v.size()) {}
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::string_view& operator[](size_t i) const { return data_[i]; }
+  const std::string_view* begin() const { return data_; }
+  const std::string_view* end() const { return data_ + size_; }
+
+ private:
+  const std::string_view* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 struct MarkerHit {
   size_t pos;   // where the marker starts; when which < 0: where a possible marker prefix starts
   int which;    // index into markers, -1 when no full marker occurs
@@ -27,7 +46,7 @@ struct MarkerHit {
 // Earliest full occurrence of any marker in s (the longest marker at the same position). With no
 // full occurrence, pos is the start of the longest suffix of s that is a proper prefix of a marker
 // (s.size() when none): bytes before pos can be emitted, the rest must be held back.
-MarkerHit find_marker(std::string_view s, const std::vector<std::string_view>& markers);
+MarkerHit find_marker(std::string_view s, Markers markers);
 
 // Incremental JSON container scanner: feed() bytes as they arrive; it tracks strings, escapes and
 // nesting to find where the value ends, keeps the value's text with insignificant whitespace removed
@@ -42,19 +61,18 @@ class JsonScanner {
   size_t feed(std::string_view s);
   State state() const { return state_; }
   const std::string& text() const { return text_; }  // the minified value so far
-  const std::string& raw() const { return raw_; }    // every byte consumed, as given
   size_t max_depth = 256;
 
  private:
   State state_ = State::Start;
-  std::string text_, raw_;
+  std::string text_;
   std::vector<char> stack_;  // expected closers
   bool in_string_ = false, escape_ = false;
 };
 
-// Base for the families' state machines. feed() appends to buf_ and calls run(eof=false);
-// finish() calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each
-// call, so buf_ holds only what run() could not decide yet.
+// Base for the families' state machines. feed() calls run(eof=false) on the input (in_), finish()
+// calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each call, so
+// buf_ holds only what run() could not decide yet.
 class ParserBase : public StreamParser {
  public:
   explicit ParserBase(const ParseOptions& o) : opts_(o) {}
@@ -99,15 +117,17 @@ class ParserBase : public StreamParser {
     warn(sink, WarningKind::MissingCloseMarker, std::move(what));
   }
 
-  std::string_view rest() const { return std::string_view(buf_).substr(pos_); }
+  std::string_view rest() const { return in_.substr(pos_); }
+  // Everything available is consumed, without recording it.
+  void skip_to_end() { pos_ = in_.size(); }
   // Emits rest() as content or reasoning up to the first of `markers`; returns the marker's index
   // (pos_ then past it) or -1 when more input is needed (the possible marker prefix and any
   // incomplete UTF-8 tail are held back, unless eof).
-  int text_until(Sink& sink, const std::vector<std::string_view>& markers, bool reasoning, bool eof);
+  int text_until(Sink& sink, Markers markers, bool reasoning, bool eof);
   void emit_text(Sink& sink, std::string_view s, bool reasoning);
   // Like text_until, but appends the text to acc instead of emitting it, and leaves pos_ on the
   // marker (not past it): for a call's free-form part that runs to the next label.
-  int collect_until(std::string& acc, const std::vector<std::string_view>& markers, bool eof);
+  int collect_until(std::string& acc, Markers markers, bool eof);
   // Skips JSON whitespace; true when a non-whitespace byte is available.
   bool skip_ws();
   enum class Match { Yes, No, NeedMore };
@@ -132,6 +152,10 @@ class ParserBase : public StreamParser {
   void warn(Sink& sink, WarningKind k, std::string detail);
 
   ParseOptions opts_;
+  // During a run, in_ is what can be read: the fed chunk itself when nothing was held back, else
+  // buf_ (held-back bytes + chunk); pos_ indexes it. Between runs buf_ holds only what run() could
+  // not decide yet.
+  std::string_view in_;
   std::string buf_;
   size_t pos_ = 0;
   size_t calls_ = 0;      // calls emitted
@@ -167,7 +191,7 @@ class ThinkParser : public ParserBase {
 };
 
 // Skips whitespace, then matches one of `lits`: index, -1 = none of them, -2 = need more input.
-int match_any(std::string_view rest, const std::vector<std::string_view>& lits, bool eof, size_t* len);
+int match_any(std::string_view rest, Markers lits, bool eof, size_t* len);
 
 // Compact JSON (separators "," ":", UTF-8 kept) of v.
 std::string compact_json(const Value& v);

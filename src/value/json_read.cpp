@@ -349,8 +349,13 @@ Value Reader::run() {
           v = obj ? Value::dict() : Value::list();
           break;
         }
+        // Small documents (a tool call) dominate: one allocation for the frames and one per
+        // container's first entries, rather than growing from one slot.
+        if (stack.capacity() == 0) stack.reserve(8);
         stack.emplace_back();
         stack.back().obj = obj;
+        if (obj) stack.back().entries.reserve(4);
+        else stack.back().items.reserve(4);
         if (obj) read_key(stack.back());
         continue;  // parse the first element
       }
