@@ -26,28 +26,32 @@ size_t utf8_safe_end(std::string_view s) {
 bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 MarkerHit find_marker(std::string_view s, Markers markers) {
-  MarkerHit best{s.size(), -1};
-  for (size_t i = 0; i < markers.size(); ++i) {
-    size_t p = s.substr(0, std::min(s.size(), best.pos + markers[i].size())).find(markers[i]);
-    if (p == std::string_view::npos) continue;
-    if (p < best.pos || (p == best.pos && best.which >= 0 && markers[i].size() > markers[best.which].size()))
-      best = {p, static_cast<int>(i)};
-  }
-  if (best.which >= 0) return best;
-  // No full marker: the earliest start of a suffix that is a proper prefix of some marker.
-  size_t hold = s.size();
-  for (auto m : markers) {
+  // One pass over s: only a byte that starts some marker is a candidate position (this runs at
+  // every fed chunk, and a search per marker cost several times more). At a candidate, a full
+  // marker wins (the longest there); else a marker cut off by the end of s marks where to hold back
+  // (the earliest such start), unless a full marker occurs later.
+  uint64_t first[4] = {0, 0, 0, 0};
+  for (std::string_view m : markers) {
     if (m.empty()) continue;
-    size_t maxk = std::min(m.size() - 1, s.size());
-    for (size_t k = maxk; k > 0; --k) {
-      if (s.size() - k >= hold) break;
-      // The first byte decides most candidates without a memcmp call (this runs at every chunk).
-      if (s[s.size() - k] != m[0]) continue;
-      if (s.substr(s.size() - k) == m.substr(0, k)) {
-        hold = s.size() - k;
-        break;
+    auto b = static_cast<unsigned char>(m[0]);
+    first[b >> 6] |= uint64_t{1} << (b & 63);
+  }
+  size_t hold = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (!(first[b >> 6] >> (b & 63) & 1)) continue;
+    const std::string_view tail = s.substr(i);
+    int best = -1;
+    for (size_t k = 0; k < markers.size(); ++k) {
+      std::string_view m = markers[k];
+      if (m.empty()) continue;
+      if (tail.size() >= m.size()) {
+        if (tail.compare(0, m.size(), m) == 0 && (best < 0 || m.size() > markers[best].size())) best = static_cast<int>(k);
+      } else if (hold == s.size() && m.compare(0, tail.size(), tail) == 0) {
+        hold = i;
       }
     }
+    if (best >= 0) return {i, best};
   }
   return {hold, -1};
 }

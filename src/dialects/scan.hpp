@@ -26,7 +26,14 @@ bool is_json_ws(char c);
 class Markers {
  public:
   Markers() = default;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"  // on purpose: the list outlives the call
+#endif
   Markers(std::initializer_list<std::string_view> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
   Markers(const std::vector<std::string_view>& v) : data_(v.data()), size_(v.size()) {}
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

@@ -59,11 +59,15 @@ bool XmlCallParser::read_name(const std::vector<std::string_view>& ends, std::st
   std::string_view r = rest();
   scan::MarkerHit h = scan::find_marker(r, ends);
   *bad = false;
+  // The same bounds whether the end marker has arrived or not, on the text before it (bytes before
+  // h.pos are name text either way): a decision must not depend on how the output was chunked.
+  const bool raw_bad = h.pos > kMaxName || r.substr(0, h.pos).find('<') != std::string_view::npos;
   if (h.which < 0) {  // more input needed (at the end: truncated, reported by body_end)
-    *bad = r.size() > kMaxName || r.substr(0, h.pos).find('<') != std::string_view::npos;
+    *bad = raw_bad;
     return *bad;
   }
   std::string_view name = textargs::trim(r.substr(0, h.pos));
+  if (raw_bad) name = std::string_view();
   if (syn_.quoted_names && !name.empty() && (name.front() == '"' || name.front() == '\'')) {
     // name="N" possibly followed by other attributes the model echoed (vLLM #32827): keep N.
     size_t q = name.find(name.front(), 1);

@@ -57,3 +57,23 @@ TEST(FuzzRegressions, MistralLongNameAndIdSameInAnyChunking) {
     EXPECT_NE(whole.find("too long"), std::string::npos) << whole;
   }
 }
+
+// fuzz_dialect_stream: MiniMax-M2 (the XML call families) judged a parameter or invoke tag whose
+// end had not arrived by all the text held so far (any '<', over 256 bytes), but a complete tag
+// only by its quoted name, so `name="days"` followed by echoed text with a '<' before the '>' was
+// a malformed call or a parameter depending on the chunking.
+TEST(FuzzRegressions, XmlTagNameSameInAnyChunking) {
+  const Dialect* d = find("minimax_m2");
+  ASSERT_NE(d, nullptr);
+  const std::string head = "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n";
+  const std::string tail = "3</parameter>\n</invoke>\n</minimax:tool_call>";
+  const std::string texts[] = {
+      head + "<parameter name=\"days\"granite\n<tonite\n{\"name\": \"argu>" + tail,
+      head + "<parameter name=\"days\" " + std::string(300, 'x') + ">" + tail,
+  };
+  for (const std::string& text : texts) {
+    std::string whole = parse_in_chunks(*d, text, text.size());
+    for (size_t chunk : {1, 3, 16, 100}) EXPECT_EQ(parse_in_chunks(*d, text, chunk), whole) << "chunk " << chunk;
+    EXPECT_NE(whole.find("malformed parameter name"), std::string::npos) << whole;
+  }
+}
