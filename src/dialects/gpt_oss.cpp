@@ -3,7 +3,8 @@
 // ended by <|end|>, <|call|> or <|return|> (the last two are stop tokens a server usually strips).
 // The analysis channel is reasoning, final is content, commentary without a recipient is a
 // user-visible preamble (content); a recipient functions.NAME (on commentary or analysis) makes the
-// body a JSON call of NAME. Text with no header at all is content.
+// body a JSON call of NAME, the builtin recipient python a call of `python` with {"code": BODY}.
+// Text with no header at all is content.
 #include "dialects/gbnf.hpp"
 #include <algorithm>
 
@@ -67,6 +68,14 @@ class HarmonyParser final : public scan::ParserBase {
         advance(p + 11);
         std::string channel = header_word(header_, "<|channel|>");
         std::string to = header_word(header_, "to=");
+        if (to == "python") {
+          // The builtin python tool: the body is code, not JSON; it becomes a call of `python`
+          // with {"code": BODY}, as Llama's <|python_tag|> code becomes code_interpreter's.
+          stop_recording();
+          code_.clear();
+          st_ = St::CodeBody;
+          return true;
+        }
         if (!to.empty()) {
           name_ = to.rfind("functions.", 0) == 0 ? to.substr(10) : to;
           if (name_.empty()) return bad_header(sink);
@@ -106,6 +115,22 @@ class HarmonyParser final : public scan::ParserBase {
         st_ = St::AfterCall;
         return true;
       }
+      case St::CodeBody: {
+        int k = collect_until(code_, body_ends(), eof);
+        if (k < 0 && !eof) return false;
+        Value args = Value::dict();
+        args.dict_obj().set(Value::string("code"), Value::string(code_));
+        emit_call(sink, "", "python", args);
+        code_.clear();
+        reasoning_ = false;
+        if (k < 0) {  // the output ended (the <|call|> stop token stripped): the call stands
+          st_ = St::Between;
+          return true;
+        }
+        advance(body_ends()[k].size());
+        end_of_message(k);
+        return true;
+      }
       case St::AfterCall: {
         // Only the message's end marker should follow; anything else is content.
         if (!skip_ws()) return false;
@@ -133,7 +158,7 @@ class HarmonyParser final : public scan::ParserBase {
   }
 
  private:
-  enum class St { Between, Header, Text, CallBody, AfterCall } st_ = St::Between;
+  enum class St { Between, Header, Text, CallBody, CodeBody, AfterCall } st_ = St::Between;
 
   void end_of_message(int k) {
     std::string_view m = body_ends()[k];
@@ -163,7 +188,7 @@ class HarmonyParser final : public scan::ParserBase {
   }
 
   bool reasoning_ = false;
-  std::string header_, name_;
+  std::string header_, name_, code_;
   scan::JsonScanner json_;
 };
 

@@ -49,8 +49,10 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     // Extra attributes, a value invalid for its type, the MiniMax-M1 <tool_calls> JSON-lines form.
     {"minimax_m2", {"extra_attributes_vllm", "schema_typed", "m1_single", "m1_parallel_with_reasoning"}},
     // The recipient in the role header, a call on the analysis channel: the grammar writes the
-    // commentary-channel form llama.cpp generates.
-    {"gpt_oss", {"llama_cpp_role_header_recipient", "start_header_recipient", "call_on_analysis_channel"}},
+    // commentary-channel form llama.cpp generates. The builtin python / browser tools are the
+    // model's own, not the request's functions the grammar constrains to.
+    {"gpt_oss", {"llama_cpp_role_header_recipient", "start_header_recipient", "call_on_analysis_channel",
+                 "builtin_python_call", "builtin_python_without_stop", "builtin_browser_search"}},
     // Llama 4 / Olmo 3 / LFM2 wrappers, JSON objects, raw and triple-quoted strings, tuples.
     {"pythonic", {"llama4_python_start", "olmo3_lines", "json_objects_in_wrapper", "unicode_and_escapes", "nested_json_arguments"}},
     // Free-text, fenced or empty Action Input, text after the "Observation:" stop word.
