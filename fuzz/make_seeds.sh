@@ -7,12 +7,13 @@
 #   fuzz/corpus/dialect_stream/    every dialect fixture case: "dialect\n" + seed byte + model output
 #   fuzz/corpus/gguf_read/         GGUF headers carrying corpus templates and their special tokens
 #   fuzz/corpus/openai_request/    corpus contexts and the hostile catalogue's contexts
+#   fuzz/corpus/chat_request/      the same, as request bodies for the gateway's decoder
 # The handful of committed seeds in fuzz/seeds/<target>/ are copied in as well.
 # Usage: fuzz/make_seeds.sh [OUT_DIR]   (default fuzz/corpus)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/fuzz/corpus}
-mkdir -p "$out"/{template_compile,template_render,render_case,json_read,dialect_stream,gguf_read,openai_request}
+mkdir -p "$out"/{template_compile,template_render,render_case,json_read,dialect_stream,gguf_read,openai_request,chat_request}
 python3 - "$root" "$out" <<'PY'
 import hashlib, json, sys
 from pathlib import Path
@@ -56,6 +57,7 @@ for fx in sorted((root / "tests" / "dialects" / "fixtures").glob("*.json")):
 # openai_request
 for c in contexts:
     put("openai_request", c.read_bytes())
+    put("chat_request", c.read_bytes())
 hostile = root / "tests" / "hostile" / "template.jsonl"
 if hostile.exists():
     for line in hostile.read_text(encoding="ascii").splitlines():
@@ -63,6 +65,7 @@ if hostile.exists():
         ctx = rec.get("context")
         if isinstance(ctx, dict) and "$gen" not in json.dumps(ctx):
             put("openai_request", json.dumps(ctx, ensure_ascii=False))
+            put("chat_request", json.dumps(ctx, ensure_ascii=False))
 # gguf_read: GGUF v3 / v2 headers (little-endian) as llama.cpp writes them
 import struct
 def gstr(b):
