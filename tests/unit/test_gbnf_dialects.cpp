@@ -14,9 +14,11 @@
 #include "dialects/dialect.hpp"
 #include "value/json.hpp"
 #include "gbnf_matcher.hpp"
+#include "implied_tools.hpp"
 
 using namespace toolchat;
 using namespace toolchat::dialects;
+using toolchat::testing::implied_tools;
 
 namespace {
 
@@ -72,58 +74,6 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     // the V4 <｜DSML｜tool_calls> block.
     {"deepseek_v32", {"plain_tags_json_body", "mixed_closing_tags", "no_string_attr_typed_by_schema", "v4_tool_calls_block"}},
 };
-
-Value schema_of(const Value& v) {
-  Value s = Value::dict();
-  const char* t = v.is_str() ? "string" : v.is_bool() ? "boolean" : v.is_integer() ? "integer" : v.is_number() ? "number"
-                  : v.is_none() ? "null" : v.is_list() ? "array" : "object";
-  s.dict_obj().set(Value::string("type"), Value::string(t));
-  return s;
-}
-
-// Tools whose schemas the expected calls imply: each argument typed as given, required when every
-// call of that tool has it, in first-seen order.
-Value implied_tools(const Value& calls) {
-  std::vector<std::string> names;
-  std::map<std::string, std::vector<std::pair<std::string, Value>>> props;
-  std::map<std::string, std::vector<std::set<std::string>>> seen;
-  for (const Value& c : calls.items()) {
-    std::string name = c.dict_obj().find("name")->str();
-    if (!props.count(name)) names.push_back(name);
-    auto& p = props[name];
-    Value args = json::parse(c.dict_obj().find("arguments")->str());
-    std::set<std::string> keys;
-    if (args.is_dict())
-      for (const auto& [k, v] : args.dict_obj().entries) {
-        keys.insert(k.str());
-        bool known = false;
-        for (const auto& [pk, pv] : p) known = known || pk == k.str();
-        if (!known) p.emplace_back(k.str(), schema_of(v));
-      }
-    seen[name].push_back(keys);
-  }
-  std::vector<Value> tools;
-  for (const auto& name : names) {
-    Value params = Value::dict(), pr = Value::dict();
-    std::vector<Value> req;
-    for (const auto& [k, s] : props[name]) {
-      pr.dict_obj().set(Value::string(k), s);
-      bool all = true;
-      for (const auto& keys : seen[name]) all = all && keys.count(k);
-      if (all) req.push_back(Value::string(k));
-    }
-    params.dict_obj().set(Value::string("type"), Value::string("object"));
-    params.dict_obj().set(Value::string("properties"), pr);
-    params.dict_obj().set(Value::string("required"), Value::list(req));
-    Value fn = Value::dict(), tool = Value::dict();
-    fn.dict_obj().set(Value::string("name"), Value::string(name));
-    fn.dict_obj().set(Value::string("parameters"), params);
-    tool.dict_obj().set(Value::string("type"), Value::string("function"));
-    tool.dict_obj().set(Value::string("function"), fn);
-    tools.push_back(tool);
-  }
-  return Value::list(tools);
-}
 
 // A copy of `tools` with f applied to each function object.
 template <class F>
