@@ -1,4 +1,6 @@
 // Expressions: names, literals, operators, comparisons, calls, filters and tests.
+#include <cmath>
+
 #include "jinja/objects.hpp"
 #include "jinja/render.hpp"
 #include "value/bigint.hpp"
@@ -71,6 +73,29 @@ uint64_t bigint_steps(BinOp op, const Value& a, const Value& b) {
     default:
       return (limbs(a) + limbs(b)) / kLimbProductsPerStep;
   }
+}
+
+// Repeated squaring to a result of n limbs takes up to about (2/3)·n² limb products. Charged
+// before the work, from the operands (the result's size is at most bits(base)·e), so that an
+// exhausted budget stops a power instead of following it: a template of many near-limit powers
+// otherwise ran seconds past its budget, once while folding and again while rendering.
+uint64_t pow_steps(const Value& a, const Value& b) {
+  if (!(a.is_integer() || a.is_bool()) || !(b.is_int() || b.is_bool())) return 0;
+  int64_t e = b.int_like();
+  if (e <= 1) return 0;
+  // log2|base| as BigInt::pow measures it for its size limit, so every power it computes is charged.
+  double lg;
+  if (a.is_bigint()) {
+    size_t bits = bigint_of(a).bit_length();
+    lg = bits <= 1000 ? std::log2(std::fabs(bigint_of(a).to_double())) : static_cast<double>(bits - 1);
+  } else {
+    lg = std::log2(std::fabs(static_cast<double>(a.int_like())));
+  }
+  if (!(lg > 0)) return 0;  // 0, 1 and -1
+  double result_bits = lg * static_cast<double>(e);
+  if (result_bits > static_cast<double>(kBigIntMaxBits)) return 0;  // refused before any work
+  uint64_t limbs = static_cast<uint64_t>(result_bits) / 32 + 1;
+  return limbs < 3 ? 0 : limbs * limbs * 2 / (3 * kLimbProductsPerStep);
 }
 
 }  // namespace
@@ -260,14 +285,9 @@ Value Interp::eval_cold(const Expr* e) {
             return v;
           }
           return py_mod(l, r);
-        case BinOp::Pow: {
-          Value v = py_pow(l, r);
-          if (v.is_bigint()) {  // repeated squaring: about (limbs of the result)^2 / 3 limb products
-            uint64_t limbs = bigint_of(v).bit_length() / 32 + 1;
-            charge(limbs * limbs / (3 * kLimbProductsPerStep));
-          }
-          return v;
-        }
+        case BinOp::Pow:
+          charge(pow_steps(l, r));
+          return py_pow(l, r);
       }
       return Value();
     }
