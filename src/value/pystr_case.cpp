@@ -36,6 +36,16 @@ inline int lower_at(const std::u32string& u, std::size_t i, char32_t* mapped) {
     return uni::to_lower_full(c, mapped);
 }
 
+// A full case mapping applied to each code point on its own (no context rule, unlike lower's final sigma).
+std::string map_each_full(std::string_view s, int (*full_map)(char32_t, char32_t*) noexcept) {
+    std::string out;
+    out.reserve(s.size());
+    char32_t m[3];
+    std::size_t i = 0;
+    while (i < s.size()) append_cps(out, m, full_map(decode_next(s, i), m));
+    return out;
+}
+
 std::string ascii_map(std::string_view s, char lo, char hi, int delta) {
     std::string out(s);
     for (char& ch : out) {
@@ -83,22 +93,12 @@ std::string lower(std::string_view s) {
 
 std::string upper(std::string_view s) {
     if (uni::is_ascii(s)) return ascii_map(s, 'a', 'z', -32);
-    std::string out;
-    out.reserve(s.size());
-    char32_t m[3];
-    std::size_t i = 0;
-    while (i < s.size()) append_cps(out, m, uni::to_upper_full(decode_next(s, i), m));
-    return out;
+    return map_each_full(s, uni::to_upper_full);
 }
 
 std::string casefold(std::string_view s) {
     if (uni::is_ascii(s)) return ascii_map(s, 'A', 'Z', 32);
-    std::string out;
-    out.reserve(s.size());
-    char32_t m[3];
-    std::size_t i = 0;
-    while (i < s.size()) append_cps(out, m, uni::casefold_full(decode_next(s, i), m));
-    return out;
+    return map_each_full(s, uni::casefold_full);
 }
 
 std::string title(std::string_view s) {
