@@ -61,6 +61,10 @@ def add_cases():
         ("pow_huge", "{{ 2**10**10 }}", "2**(10**10): Jinja2's ** is left-assoc, so (2**10)**10 is fine; this is 2**10**10 parsed as (2**10)**10"),
         ("pow_huge2", "{{ 2**(10**10) }}", "a 10^10-bit integer"),
         ("pow_tower", "{{ 10**(10**6) }}", "a million-digit integer"),
+        ("pow_near_limit_many", "".join("{{ (18**%d) %% 7 }}" % (120000 + i) for i in range(40)),
+         "40 powers each just under the integer size limit (folded at compile time, then rendered)"),
+        ("pow_near_limit_loop", "{% for i in range(1000) %}{{ (3**(600000 + i)) % 5 }}{% endfor %}",
+         "a power just under the integer size limit in a loop"),
         ("bigint_mul_loop", "{% set ns = namespace(x=3) %}{% for i in range(40) %}{% set ns.x = ns.x * ns.x %}{% endfor %}"
          "{{ ns.x > 1 }}", "integer squaring: 2^40 bits"),
         ("exp_macro", "{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}",
