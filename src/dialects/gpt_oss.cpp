@@ -59,9 +59,12 @@ class HarmonyParser final : public scan::ParserBase {
       }
       case St::Header: {
         std::string_view r = rest();
-        size_t p = r.find("<|message|>");
-        if (p == std::string_view::npos) {
-          if (r.size() > kMaxHeader) return bad_header(sink);
+        // Over-long means no <|message|> starts within kMaxHeader bytes: decided only once every
+        // such start is visible, so that it does not depend on the chunking.
+        constexpr std::string_view kMessage = "<|message|>";
+        size_t p = r.find(kMessage);
+        if (p == std::string_view::npos || p > kMaxHeader) {
+          if (r.size() >= kMaxHeader + kMessage.size()) return bad_header(sink, false);
           return false;
         }
         header_.assign(r.substr(0, p));
@@ -78,7 +81,7 @@ class HarmonyParser final : public scan::ParserBase {
         }
         if (!to.empty()) {
           name_ = to.rfind("functions.", 0) == 0 ? to.substr(10) : to;
-          if (name_.empty()) return bad_header(sink);
+          if (name_.empty()) return bad_header(sink, true);
           json_.reset();
           st_ = St::CallBody;
           return true;
@@ -173,14 +176,19 @@ class HarmonyParser final : public scan::ParserBase {
     st_ = St::Between;
   }
 
-  // The header start becomes content up to the next special token, so it is not read as a
-  // header again.
-  bool bad_header(Sink& sink) {
-    std::string_view r = rest();
-    size_t next = r.find("<|", 1);
-    size_t n = next == std::string_view::npos ? r.size() : next;
-    raw_.append(r.substr(0, n));
-    pos_ += n;
+  // A header that is not one becomes content, with a warning, and reading goes on as content.
+  // What it swallows is decided by bytes that have arrived in any chunking: a complete header
+  // (through <|message|>) is already consumed; an over-long one is taken up to the next special
+  // token within its first kMaxHeader bytes (all present, since it is over-long), so that its
+  // opening token is not read as a header again.
+  bool bad_header(Sink& sink, bool consumed) {
+    if (!consumed) {
+      std::string_view r = rest();
+      size_t next = r.substr(0, kMaxHeader + 1).find("<|", 1);
+      size_t n = next == std::string_view::npos ? kMaxHeader + 1 : next;
+      raw_.append(r.substr(0, n));
+      pos_ += n;
+    }
     give_back(sink, WarningKind::MalformedCall, "malformed message header");
     reasoning_ = false;
     st_ = St::Text;

@@ -77,3 +77,23 @@ TEST(FuzzRegressions, XmlTagNameSameInAnyChunking) {
     EXPECT_NE(whole.find("malformed parameter name"), std::string::npos) << whole;
   }
 }
+
+// fuzz_dialect_stream: gpt-oss gave back a bad message header together with the text after it up
+// to the next special token, as far as that text had arrived, so the warning fell at a place that
+// depended on the chunking. Now a complete bad header alone is given back, and an over-long one up
+// to the next special token within its first 1024 bytes.
+TEST(FuzzRegressions, HarmonyBadHeaderSameInAnyChunking) {
+  const Dialect* d = find("gpt_oss");
+  ASSERT_NE(d, nullptr);
+  const std::string texts[] = {
+      " to=functions.<｜tool call on<|channel|>commentary <|constrain|>json<|message|>{\"a\": 1} more text",
+      "<|channel|>commentary to=functions. <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+      "<|channel|>commentary to=functions.f " + std::string(1500, 'x') + "<|constrain|>json<|message|>{}",
+      "<|channel|>commentary to=functions.f " + std::string(500, 'x') + "<|constrain|>" + std::string(900, 'y') + "<|message|>{}",
+  };
+  for (const std::string& text : texts) {
+    std::string whole = parse_in_chunks(*d, text, text.size());
+    for (size_t chunk : {1, 2, 13, 100, 700}) EXPECT_EQ(parse_in_chunks(*d, text, chunk), whole) << "chunk " << chunk;
+    EXPECT_NE(whole.find("malformed message header"), std::string::npos) << whole;
+  }
+}
