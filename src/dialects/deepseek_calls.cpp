@@ -119,7 +119,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         int m = scan::match_any(rest(), call_end(), eof, &len);
         if (m == -2) return false;
         if (m >= 0) advance(len);
-        auto args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) return malformed(sink, "arguments are not valid JSON", st_);
         emit_call(sink, "", name_, *args);
         ++in_block_;

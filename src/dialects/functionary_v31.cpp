@@ -63,7 +63,7 @@ class FunctionaryV31Parser final : public PythonTagParser {
         size_t len = 0;
         int m = scan::match_any(rest(), {kClose}, eof, &len);
         if (m == -2) return false;
-        auto args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) return malformed(sink, "arguments of '" + name_ + "' are not valid JSON", st_);
         if (m == 0) advance(len);
         stop_recording();

@@ -44,7 +44,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
         advance(json_.feed(rest()));
         if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "arguments are not JSON");
         if (json_.state() != scan::JsonScanner::State::Done) return false;
-        auto args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) return not_a_call(sink, "arguments are not valid JSON");
         stop_recording();
         emit_call(sink, "", name_, *args);

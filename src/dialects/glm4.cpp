@@ -40,7 +40,7 @@ class Glm4Parser final : public GlmSegmentParser {
       return true;
     }
     if (json_.state() != scan::JsonScanner::State::Done) return false;
-    std::optional<Value> args = json_value(json_.text());
+    auto args = scan::call_args(json_.text());
     if (!args) {
       give_back(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not valid JSON");
       done();

@@ -106,7 +106,7 @@ class HarmonyParser final : public scan::ParserBase {
           return true;
         }
         if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::optional<Value> args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) {
           give_back(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not valid JSON");
           reasoning_ = false;

@@ -95,7 +95,7 @@ class KimiParser final : public scan::ParserBase {
       case St::CallEnd: {
         int m = scan::match_any(rest(), {kCallEnd}, eof, &len);
         if (m == -2) return false;
-        auto args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) return malformed(sink, "arguments are not valid JSON", st_);
         if (m == 0) advance(len);
         emit_call(sink, id_, name_, *args);

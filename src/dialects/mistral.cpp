@@ -99,7 +99,7 @@ class MistralParser final : public scan::ThinkParser {
         advance(json_.feed(rest()));
         if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "arguments are not a JSON object", st_);
         if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::optional<Value> args = json_value(json_.text());
+        auto args = scan::call_args(json_.text());
         if (!args) return malformed(sink, "arguments are not valid JSON", st_);
         stop_recording();
         emit_call(sink, id_, name_, *args);

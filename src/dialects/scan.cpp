@@ -1,3 +1,4 @@
+#include "dialects/compact_json_text.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
 
@@ -244,7 +245,6 @@ std::string ParserBase::next_id() {
 void ParserBase::warn(Sink& sink, WarningKind k, std::string detail) { sink.on(Warning{k, std::move(detail)}); }
 
 void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, const Value& args) {
-  if (id.empty()) id = next_id();
   std::string a;
   if (args.is_dict()) {
     a = compact_json(args);
@@ -261,6 +261,11 @@ void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, 
     warn(sink, WarningKind::InvalidArguments, "arguments of '" + name + "' are not a JSON object");
     a = compact_json(args);
   }
+  emit_call_args(sink, std::move(id), name, std::move(a));
+}
+
+void ParserBase::emit_call_args(Sink& sink, std::string id, const std::string& name, std::string a) {
+  if (id.empty()) id = next_id();
   if (!tool_known(opts_.tools, name)) warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   size_t idx = calls_++;
   sink.on(ToolCallBegin{idx, std::move(id), name});
@@ -268,8 +273,30 @@ void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, 
   sink.on(ToolCallEnd{idx});
 }
 
+std::optional<CallArgs> CallArgs::from_text(std::string_view json_text) {
+  CallArgs a;
+  if (fastjson::is_canonical_object(json_text)) {
+    a.canonical = true;
+    a.text.assign(json_text);
+    return a;
+  }
+  std::optional<Value> v = json_value(json_text);
+  if (!v) return std::nullopt;
+  a.value = std::move(*v);
+  return a;
+}
+
+void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, const CallArgs& args) {
+  if (args.canonical) emit_call_args(sink, std::move(id), name, args.text);
+  else emit_call(sink, std::move(id), name, args.value);
+}
+
 bool ParserBase::emit_call_object(Sink& sink, const std::string& json_text,
                                   std::initializer_list<std::string_view> args_keys, bool keep_id) {
+  if (fastjson::CallText ct; fastjson::read_call_object(json_text, args_keys, keep_id, &ct)) {
+    emit_call_args(sink, std::string(ct.id), std::string(ct.name), std::string(ct.args));
+    return true;
+  }
   std::optional<Value> parsed = json_value(json_text);
   if (!parsed) return false;
   const Value& v = *parsed;

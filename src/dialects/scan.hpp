@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "dialects/dialect.hpp"
+#include "toolchat/value.hpp"
 
 namespace toolchat::dialects::scan {
 
@@ -76,6 +78,17 @@ class JsonScanner {
   std::vector<char> stack_;  // expected closers
   bool in_string_ = false, escape_ = false;
 };
+
+// A call's arguments read from JSON text (a JsonScanner's): kept as the text itself when it is
+// canonical compact JSON (fastjson::is_canonical_object: what parsing and dumping would give back),
+// else parsed. from_text is empty when the text is not valid JSON.
+struct CallArgs {
+  bool canonical = false;
+  std::string text;  // canonical
+  Value value;       // otherwise
+  static std::optional<CallArgs> from_text(std::string_view json_text);
+};
+inline std::optional<CallArgs> call_args(std::string_view json_text) { return CallArgs::from_text(json_text); }
 
 // Base for the families' state machines. feed() calls run(eof=false) on the input (in_), finish()
 // calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each call, so
@@ -153,8 +166,12 @@ class ParserBase : public StreamParser {
   // serialise-and-parse-again per call.
   bool emit_call_value(Sink& sink, const Value& call, std::initializer_list<std::string_view> args_keys,
                        bool keep_id);
-  // Emits Begin/ArgsDelta/End for a call whose arguments are given as a parsed Value or JSON text.
+  // Emits Begin/ArgsDelta/End for a call whose arguments are given as a parsed Value (an empty id
+  // is generated).
   void emit_call(Sink& sink, std::string id, const std::string& name, const Value& args);
+  void emit_call(Sink& sink, std::string id, const std::string& name, const CallArgs& args);
+  // The events of a call whose arguments are already compact JSON.
+  void emit_call_args(Sink& sink, std::string id, const std::string& name, std::string args_json);
   std::string next_id();  // make_call_id(seed, n)
   void warn(Sink& sink, WarningKind k, std::string detail);
 
