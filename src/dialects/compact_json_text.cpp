@@ -158,4 +158,28 @@ bool read_call_object(std::string_view text, std::initializer_list<std::string_v
   return true;
 }
 
+bool read_call_list(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
+                    std::vector<CallText>* out) {
+  if (text.size() < 2 || text[0] != '[' || text[1] == ']') return false;
+  std::vector<CallText> calls;
+  Walker w(text);
+  size_t i = 1;  // past '['
+  for (;;) {
+    if (i >= text.size() || text[i] != '{') return false;
+    w.seek(i);
+    if (!w.value(1)) return false;
+    CallText ct;
+    if (!read_call_object(text.substr(i, w.pos() - i), args_keys, keep_id, &ct)) return false;
+    calls.push_back(ct);
+    i = w.pos();
+    if (i >= text.size()) return false;
+    if (text[i] == ']') break;
+    if (text[i] != ',') return false;
+    ++i;
+  }
+  if (i + 1 != text.size()) return false;
+  *out = std::move(calls);
+  return true;
+}
+
 }  // namespace toolchat::dialects::fastjson

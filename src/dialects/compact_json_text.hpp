@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace toolchat::dialects::fastjson {
 
@@ -23,5 +24,9 @@ struct CallText {
 };
 bool read_call_object(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
                       CallText* out);
+
+// A non-empty array of such call objects, all or nothing.
+bool read_call_list(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
+                    std::vector<CallText>* out);
 
 }  // namespace toolchat::dialects::fastjson

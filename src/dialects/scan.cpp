@@ -45,7 +45,7 @@ MarkerHit find_marker(std::string_view s, Markers markers) {
     int best = -1;
     for (size_t k = 0; k < markers.size(); ++k) {
       std::string_view m = markers[k];
-      if (m.empty()) continue;
+      if (m.empty() || m[0] != tail[0]) continue;
       if (tail.size() >= m.size()) {
         if (tail.compare(0, m.size(), m) == 0 && (best < 0 || m.size() > markers[best].size())) best = static_cast<int>(k);
       } else if (hold == s.size() && m.compare(0, tail.size(), tail) == 0) {
@@ -333,6 +333,10 @@ bool ParserBase::emit_call_value(Sink& sink, const Value& v, std::initializer_li
 
 bool ParserBase::emit_call_list(Sink& sink, const std::string& json_text,
                                 std::initializer_list<std::string_view> args_keys, bool keep_id) {
+  if (std::vector<fastjson::CallText> calls; fastjson::read_call_list(json_text, args_keys, keep_id, &calls)) {
+    for (const auto& ct : calls) emit_call_args(sink, std::string(ct.id), std::string(ct.name), std::string(ct.args));
+    return true;
+  }
   std::optional<Value> parsed = json_value(json_text);
   if (!parsed) return false;
   const Value& v = *parsed;

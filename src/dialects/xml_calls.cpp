@@ -42,6 +42,8 @@ XmlCallParser::XmlCallParser(const ParseOptions& o, const XmlSyntax& syn)
   add(value_ends_, syn.param_open);
   add(value_ends_, syn.call_close);
   add(value_ends_, syn.block_close);
+  add(block_marks_, syn.call_open);
+  add(block_marks_, syn.block_close);
 }
 
 bool XmlCallParser::skip_filler(bool eof) {
@@ -145,9 +147,7 @@ bool XmlCallParser::body_step(Sink& sink, bool eof) {
         st_ = St::JsonBlock;
         return true;
       }
-      std::vector<std::string_view> opts;
-      add(opts, syn_.call_open);
-      add(opts, syn_.block_close);
+      const std::vector<std::string_view>& opts = block_marks_;
       int m = scan::match_any(rest(), opts, eof, &len);
       if (m == -2) return false;
       if (m >= 0 && opts[m] == syn_.call_open) {

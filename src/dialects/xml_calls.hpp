@@ -65,7 +65,7 @@ class XmlCallParser final : public scan::ThinkParser {
   bool end_block(Sink& sink, bool closed);
 
   const XmlSyntax& syn_;
-  std::vector<std::string_view> content_marks_, param_marks_, value_ends_;
+  std::vector<std::string_view> content_marks_, param_marks_, value_ends_, block_marks_;
   St st_ = St::Content;
   bool in_block_ = false;
   size_t block_calls_ = 0;

@@ -109,3 +109,16 @@ TEST(CompactJsonText, CallObjectsReadAsTheParsedValue) {
   ASSERT_TRUE(fastjson::read_call_object(R"({"name":"f","arguments":{},"id":"x"})", {"arguments"}, false, &ct));
   EXPECT_EQ(ct.id, "");  // ids only when asked for
 }
+
+TEST(CompactJsonText, CallListsAllOrNothing) {
+  std::vector<fastjson::CallText> calls;
+  ASSERT_TRUE(fastjson::read_call_list(R"([{"name":"a","arguments":{"x":1}},{"name":"b","arguments":{},"id":"i"}])",
+                                       {"arguments"}, true, &calls));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].name, "a");
+  EXPECT_EQ(calls[0].args, R"({"x":1})");
+  EXPECT_EQ(calls[1].id, "i");
+  for (const char* t : {"[]", R"([{"name":"a","arguments":{}},1])", R"([{"name":"a","arguments":{"x":1.5}}])",
+                        R"([{"name":"a","arguments":{}}]x)", R"([{"name":"a","arguments":{}},])", R"({"name":"a"})"})
+    EXPECT_FALSE(fastjson::read_call_list(t, {"arguments"}, true, &calls)) << t;
+}
