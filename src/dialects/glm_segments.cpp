@@ -23,7 +23,17 @@ bool GlmSegmentParser::accepts_name(std::string_view s) const {
 }
 
 void GlmSegmentParser::as_text(Sink& sink) {
-  emit_text(sink, raw_, false);
+  // The text given back follows the Text state's rule: its trailing whitespace waits in
+  // pending_ws_, so that where the decision fell (how much had arrived) does not show.
+  std::string_view t = raw_;
+  size_t e = t.size();
+  while (e > 0 && scan::is_json_ws(t[e - 1])) --e;
+  if (e > 0) {
+    emit_text(sink, pending_ws_, false);
+    emit_text(sink, t.substr(0, e), false);
+    pending_ws_.clear();
+  }
+  pending_ws_.append(t.substr(e));
   stop_recording();
   st_ = St::Text;
 }

@@ -97,3 +97,18 @@ TEST(FuzzRegressions, HarmonyBadHeaderSameInAnyChunking) {
     EXPECT_NE(whole.find("malformed message header"), std::string::npos) << whole;
   }
 }
+
+// fuzz_dialect_stream: ChatGLM3 / GLM-4 gave back a named segment whose body is not a code block as
+// text including its trailing whitespace when the whole body had arrived, while text read later
+// drops a segment's trailing whitespace, so the result depended on when the decision fell.
+TEST(FuzzRegressions, GlmTextSegmentTrailingSpaceSameInAnyChunking) {
+  for (const char* name : {"chatglm3", "glm4"}) {
+    const Dialect* d = find(name);
+    ASSERT_NE(d, nullptr);
+    for (std::string text : {std::string("runner\n\x14\n He\n```python\nos.system('x')\n` How can I help``oda  "),
+                             std::string("get_weather\nnot a block \n\n  ")}) {
+      std::string whole = parse_in_chunks(*d, text, text.size());
+      for (size_t chunk : {1, 3, 4, 9}) EXPECT_EQ(parse_in_chunks(*d, text, chunk), whole) << name << " chunk " << chunk;
+    }
+  }
+}
