@@ -119,6 +119,14 @@ class QwenAgentParser final : public scan::ThinkParser {
     if (s.empty()) {
       args = Value::dict();
     } else if (s[0] == '{') {
+      // Minified by the scanner, canonical arguments go out as they are (no parse).
+      scan::JsonScanner min;
+      if (min.feed(s) == s.size() && min.state() == scan::JsonScanner::State::Done)
+        if (auto fast = scan::call_args(min.text()); fast && fast->canonical) {
+          stop_recording();
+          emit_call(sink, "", name_, *fast);
+          return;
+        }
       try {
         args = json::parse(std::string(s));
       } catch (const std::exception&) {

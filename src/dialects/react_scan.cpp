@@ -140,17 +140,15 @@ class ReactParser final : public scan::ParserBase {
   void finish_call(Sink& sink, bool at_eof) {
     std::string_view s = textargs::strip_code_fence(textargs::trim(args_));
     Value args;
+    std::optional<scan::CallArgs> json_args;  // JSON arguments (canonical ones are not parsed)
     std::string tail;  // text after a JSON object (ReAct keeps it as content)
     if (!s.empty() && (s[0] == '{' || s[0] == '[')) {
       scan::JsonScanner js;
       size_t n = js.feed(s);
       bool ok = js.state() == scan::JsonScanner::State::Done;
       if (ok) {
-        try {
-          args = json::parse(js.text());
-        } catch (const std::exception&) {
-          ok = false;
-        }
+        json_args = scan::call_args(js.text());
+        ok = json_args.has_value();
       }
       tail = std::string(textargs::trim(s.substr(n)));
       if (!ok || (!tail.empty() && style_.json_only)) {
@@ -179,7 +177,8 @@ class ReactParser final : public scan::ParserBase {
       args = textargs::free_text_object(opts_.tools, name_, text);
     }
     stop_recording();
-    emit_call(sink, "", name_, args);
+    if (json_args) emit_call(sink, "", name_, *json_args);
+    else emit_call(sink, "", name_, args);
     if (!tail.empty()) sink.on(ContentDelta{tail});
   }
 
