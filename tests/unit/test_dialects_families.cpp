@@ -272,3 +272,24 @@ TEST(DialectFamilies, LongArgumentsInSmallChunks) {
     EXPECT_EQ(m.tool_calls[0].arguments, "{\"code\":\"print('" + big + "')\"}");
   }
 }
+
+// Hermes-style tags holding a Python dict: read as a literal up to the close tag within 64 KiB;
+// past the bound, or not a call, it is content with a warning, decided the same in any chunking.
+TEST(DialectFamilies, TaggedPythonDictBoundedAndChunkingFree) {
+  const toolchat::dialects::Dialect* d = toolchat::dialects::find("hermes");
+  ASSERT_NE(d, nullptr);
+  toolchat::dialects::ParseOptions o;
+  const std::string big(70 * 1024, 'x');
+  const std::string texts[] = {
+      "<tool_call>{'name': 'f', 'arguments': {'s': '" + big + "'}}</tool_call> tail",
+      "<tool_call>{'name': 'f', 'arguments': {'s': '" + std::string(1000, 'y') + "'}}</tool_call> tail",
+      "<tool_call>{'name': 'f', 'arguments': {'a': 1}}",
+      "<tool_call>{'name': 'f', 'arguments': {'a': 1",
+  };
+  const char* expect[] = {"malformed_call", "\"name\": \"f\"", "missing_close_marker", "truncated_call"};
+  for (size_t i = 0; i < 4; ++i) {
+    std::string whole = dialect_test::events_text(dialect_test::feed_chunked(*d, o, texts[i], texts[i].size()));
+    for (size_t chunk : {1, 7, 4096}) EXPECT_EQ(dialect_test::events_text(dialect_test::feed_chunked(*d, o, texts[i], chunk)), whole) << i << " chunk " << chunk;
+    EXPECT_NE(whole.find(expect[i]), std::string::npos) << i << ": " << whole.substr(0, 300);
+  }
+}
