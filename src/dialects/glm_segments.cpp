@@ -25,7 +25,12 @@ bool GlmSegmentParser::accepts_name(std::string_view s) const {
 void GlmSegmentParser::as_text(Sink& sink) {
   // The text given back follows the Text state's rule: its trailing whitespace waits in
   // pending_ws_, so that where the decision fell (how much had arrived) does not show.
-  std::string_view t = raw_;
+  text_keeping_ws_pending(sink, raw_);
+  stop_recording();
+  st_ = St::Text;
+}
+
+void GlmSegmentParser::text_keeping_ws_pending(Sink& sink, std::string_view t) {
   size_t e = t.size();
   while (e > 0 && scan::is_json_ws(t[e - 1])) --e;
   if (e > 0) {
@@ -34,8 +39,6 @@ void GlmSegmentParser::as_text(Sink& sink) {
     pending_ws_.clear();
   }
   pending_ws_.append(t.substr(e));
-  stop_recording();
-  st_ = St::Text;
 }
 
 bool GlmSegmentParser::body_step(Sink& sink, bool eof) {
@@ -82,15 +85,7 @@ bool GlmSegmentParser::body_step(Sink& sink, bool eof) {
       std::string_view r = rest();
       scan::MarkerHit h = scan::find_marker(r, ends);
       size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-      std::string_view t = r.substr(0, upto);
-      size_t e = t.size();
-      while (e > 0 && scan::is_json_ws(t[e - 1])) --e;
-      if (e > 0) {
-        emit_text(sink, pending_ws_, false);
-        emit_text(sink, t.substr(0, e), false);
-        pending_ws_.clear();
-      }
-      pending_ws_.append(t.substr(e));
+      text_keeping_ws_pending(sink, r.substr(0, upto));
       pos_ += upto;
       if (h.which < 0) return false;
       pending_ws_.clear();

@@ -35,6 +35,9 @@ class GlmSegmentParser : public scan::ThinkParser {
   void end_call() { st_ = St::TextStart; }
   // The recorded segment becomes plain text after all (no warning): the first line was not a name.
   void as_text(Sink& sink);
+  // Emits t as content except its trailing whitespace, which waits in pending_ws_ until text
+  // follows (a segment's trailing whitespace is dropped).
+  void text_keeping_ws_pending(Sink& sink, std::string_view t);
 
   std::string name_;
 
