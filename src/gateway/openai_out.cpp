@@ -4,12 +4,17 @@
 #include <random>
 
 #include "value/json.hpp"
+#include "value/utf8_check.hpp"
 
 namespace toolchat::gateway {
 
 namespace {
 
-void jstr(std::string& out, std::string_view s) { json::dump_string(out, s, false); }
+// UTF-8 as it is; a string that is not valid UTF-8 (lone surrogates a backend sent as "\udXXX"
+// escapes, read as WTF-8) is ASCII-escaped instead, so that a response body is always valid UTF-8.
+void jstr(std::string& out, std::string_view s) {
+  json::dump_string(out, s, utf8::find_invalid(s, false) != std::string_view::npos);
+}
 
 std::string random_alnum(size_t n) {
   static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

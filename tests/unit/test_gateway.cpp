@@ -9,6 +9,7 @@
 #include "gateway/openai_out.hpp"
 #include "gateway/request.hpp"
 #include "value/json.hpp"
+#include "value/utf8_check.hpp"
 
 using namespace toolchat;
 using namespace toolchat::gateway;
@@ -115,6 +116,25 @@ TEST(GatewayError, OpenAIShape) {
   EXPECT_EQ(e.body(), R"({"error":{"message":"messages[0].role: missing","type":"invalid_request_error","param":"messages[0].role","code":null}})");
   ApiError b(502, "down", "backend_error", "", "backend_unreachable");
   EXPECT_EQ(b.body(), R"({"error":{"message":"down","type":"backend_error","param":null,"code":"backend_unreachable"}})");
+}
+
+// Fuzz finding (chat_request): a message quoting request text with a lone surrogate ("\udbbb",
+// read as WTF-8) made the error body invalid UTF-8. Bodies are ASCII-escaped JSON now.
+TEST(GatewayError, BodyIsValidUtf8WhateverTheMessageQuotes) {
+  Value req = json::parse(R"({"messages": [{"role": "us\udbbber é"}]})");
+  std::string role = req.dict_obj().find("messages")->items()[0].dict_obj().find("role")->str();
+  ApiError e = bad_request("messages[0].role", "messages[0].role: '" + role + "' is not a role");
+  std::string body = e.body();
+  EXPECT_EQ(utf8::find_invalid(body, false), std::string::npos) << body;
+  EXPECT_NE(body.find("us\\udbbber \\u00e9"), std::string::npos) << body;
+  json::ReadLimits rl;
+  rl.allow_surrogates = true;
+  EXPECT_EQ(json::parse(body, rl).dict_obj().find("error")->dict_obj().find("message")->str(), e.message);
+  // Model output that is not valid UTF-8 is escaped in responses as well.
+  dialects::ParsedMessage m;
+  m.content = "ok " + role;
+  std::string out = completion_json({"chatcmpl-x", 7, "m"}, m, "stop", {1, 1});
+  EXPECT_EQ(utf8::find_invalid(out, false), std::string::npos) << out;
 }
 
 TEST(GatewayBackend, LineSplitterJoinsAcrossChunks) {
