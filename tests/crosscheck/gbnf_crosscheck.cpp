@@ -21,6 +21,7 @@
 
 #include "dialects/dialect.hpp"
 #include "implied_tools.hpp"
+#include "shell_quote.hpp"
 #include "value/json.hpp"
 
 using namespace toolchat;
@@ -28,11 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using toolchat::testing::shell_quote;
 
 // Every tool set a dialect's grammar is built for, by label.
 std::map<std::string, Value> tool_sets(const fs::path& src, const dialects::Dialect& d, const Value& rich) {

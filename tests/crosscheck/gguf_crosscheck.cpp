@@ -13,6 +13,7 @@
 
 #include "chat/gguf.hpp"
 #include "chat/template_source.hpp"
+#include "shell_quote.hpp"
 #include "value/json.hpp"
 
 using namespace toolchat;
@@ -28,11 +29,7 @@ void fail(const std::string& what) {
   ++failures;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using toolchat::testing::shell_quote;
 
 bool run(const std::string& cmd, std::string* out) {
   FILE* p = popen(cmd.c_str(), "r");
