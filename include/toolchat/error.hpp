@@ -35,6 +35,8 @@ enum class ErrorKind : uint8_t {
   LimitError,           // our own resource limits (output, steps, depth, size)
   JSONDecodeError,      // bad JSON input
   UnicodeDecodeError,   // input bytes that are not UTF-8 (Python's codec message)
+  LookupError,          // str.encode with an unknown codec
+  UnicodeEncodeError,   // str.encode to a codec that cannot hold a character
   InternalError
 };
 

@@ -187,6 +187,8 @@ const char* error_kind_name(ErrorKind k) {
     case ErrorKind::LimitError: return "LimitError";
     case ErrorKind::JSONDecodeError: return "JSONDecodeError";
     case ErrorKind::UnicodeDecodeError: return "UnicodeDecodeError";
+    case ErrorKind::LookupError: return "LookupError";
+    case ErrorKind::UnicodeEncodeError: return "UnicodeEncodeError";
     case ErrorKind::InternalError: return "InternalError";
   }
   return "Error";

@@ -283,8 +283,7 @@ std::string mimpl::codec_args(const char* name, const CallArgs& a, std::string& 
   if (v[0]) enc = req_str(*v[0], (prefix + "'encoding' must be str, not ").c_str());
   if (v[1]) errors = req_str(*v[1], (prefix + "'errors' must be str, not ").c_str());
   std::string codec = norm_encoding(enc);
-  // LookupError / UnicodeEncodeError have no ErrorKind: reported as ValueError.
-  if (codec.empty()) value_error("unknown encoding: " + enc);
+  if (codec.empty()) throw Error(ErrorKind::LookupError, "unknown encoding: " + enc);
   return codec;
 }
 namespace {
@@ -306,10 +305,10 @@ Value m_encode(Renderer&, const Value& s, Args& a) {
     while (j + 1 < cps.size() && cps[j + 1] >= limit) ++j;
     std::string range = limit == 0x80 ? "128" : "256";
     if (j == i)
-      value_error("'" + codec + "' codec can't encode character '" + char_escape(c) + "' in position " +
+      throw Error(ErrorKind::UnicodeEncodeError, "'" + codec + "' codec can't encode character '" + char_escape(c) + "' in position " +
                   std::to_string(i) + ": ordinal not in range(" + range + ")");
-    value_error("'" + codec + "' codec can't encode characters in position " + std::to_string(i) + "-" +
-                std::to_string(j) + ": ordinal not in range(" + range + ")");
+    throw Error(ErrorKind::UnicodeEncodeError, "'" + codec + "' codec can't encode characters in position " +
+                                                   std::to_string(i) + "-" + std::to_string(j) + ": ordinal not in range(" + range + ")");
   }
   return make_bytes(std::move(out));
 }
