@@ -1,6 +1,4 @@
 // Expressions: names, literals, operators, comparisons, calls, filters and tests.
-#include <cmath>
-
 #include "jinja/objects.hpp"
 #include "jinja/render.hpp"
 #include "value/bigint.hpp"
@@ -83,16 +81,8 @@ uint64_t pow_steps(const Value& a, const Value& b) {
   if (!(a.is_integer() || a.is_bool()) || !(b.is_int() || b.is_bool())) return 0;
   int64_t e = b.int_like();
   if (e <= 1) return 0;
-  // log2|base| as BigInt::pow measures it for its size limit, so every power it computes is charged.
-  double lg;
-  if (a.is_bigint()) {
-    size_t bits = bigint_of(a).bit_length();
-    lg = bits <= 1000 ? std::log2(std::fabs(bigint_of(a).to_double())) : static_cast<double>(bits - 1);
-  } else {
-    lg = std::log2(std::fabs(static_cast<double>(a.int_like())));
-  }
-  if (!(lg > 0)) return 0;  // 0, 1 and -1
-  double result_bits = lg * static_cast<double>(e);
+  // Measured as BigInt::pow measures it for its size limit, so every power it computes is charged.
+  double result_bits = BigInt::pow_bits(to_bigint(a), static_cast<uint64_t>(e));
   if (result_bits > static_cast<double>(kBigIntMaxBits)) return 0;  // refused before any work
   uint64_t limbs = static_cast<uint64_t>(result_bits) / 32 + 1;
   return limbs < 3 ? 0 : limbs * limbs * 2 / (3 * kLimbProductsPerStep);

@@ -441,13 +441,18 @@ double BigInt::truediv(const BigInt& a, const BigInt& b) {
   return neg ? -res : res;
 }
 
+double BigInt::pow_bits(const BigInt& base, uint64_t e) {
+  size_t bits = base.bit_length();
+  if (bits <= 1) return 0;
+  double lg = bits <= 1000 ? std::log2(std::fabs(base.to_double())) : static_cast<double>(bits - 1);
+  return lg * static_cast<double>(e);
+}
+
 BigInt BigInt::pow(const BigInt& base, uint64_t e) {
   if (e == 0) return BigInt(1);
   if (base.is_zero()) return BigInt();
   if (base.mag_.size() == 1 && base.mag_[0] == 1) return (base.neg_ && (e & 1)) ? BigInt(-1) : BigInt(1);
-  size_t bits = base.bit_length();
-  double lg = bits <= 1000 ? std::log2(std::fabs(base.to_double())) : static_cast<double>(bits - 1);
-  if (lg * static_cast<double>(e) > static_cast<double>(kBigIntMaxBits)) size_limit();
+  if (pow_bits(base, e) > static_cast<double>(kBigIntMaxBits)) size_limit();
   BigInt result(1), b = base;
   for (;;) {
     if (e & 1) result = result * b;

@@ -59,6 +59,8 @@ class BigInt {
   static double truediv(const BigInt& a, const BigInt& b);
   // base ** e, e >= 0; LimitError "integer result exceeds the size limit" past ~1M bits.
   static BigInt pow(const BigInt& base, uint64_t e);
+  // Bits of base ** e as pow() measures them for its size limit (log2|base| * e; 0 for 0 and 1).
+  static double pow_bits(const BigInt& base, uint64_t e);
 
   BigInt shl(size_t bits) const;  // magnitude shifted left, sign kept
 
