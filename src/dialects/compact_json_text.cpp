@@ -105,19 +105,18 @@ class Walker {
   size_t max_depth_ = json::ReadLimits{}.max_depth;
 };
 
-}  // namespace
-
-bool is_canonical_object(std::string_view text) {
-  if (text.empty() || text[0] != '{') return false;
+// Valid UTF-8 and one canonical value that opens with `open` ('{' or '[') and fills the text.
+bool canonical(std::string_view text, char open) {
+  if (text.empty() || text[0] != open) return false;
   if (utf8::find_invalid(text, false) != std::string_view::npos) return false;
   Walker w(text);
-  return w.object(1) && w.at_end();
+  return w.value(0) && w.at_end();
 }
 
-bool read_call_object(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
-                      CallText* out) {
-  if (!is_canonical_object(text) || text == "{}") return false;
-  // Canonical, so the top level reads as "key":value pairs separated by ',' with nothing else.
+// The fields of a call object already known to be canonical: its top level reads as "key":value
+// pairs separated by ',' with nothing else.
+bool read_fields(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id, CallText* out) {
+  if (text == "{}") return false;
   std::string_view name, id, args;
   size_t args_rank = args_keys.size();
   bool has_name = false;
@@ -158,26 +157,32 @@ bool read_call_object(std::string_view text, std::initializer_list<std::string_v
   return true;
 }
 
+}  // namespace
+
+bool is_canonical_object(std::string_view text) { return canonical(text, '{'); }
+
+bool read_call_object(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
+                      CallText* out) {
+  return canonical(text, '{') && read_fields(text, args_keys, keep_id, out);
+}
+
 bool read_call_list(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
                     std::vector<CallText>* out) {
-  if (text.size() < 2 || text[0] != '[' || text[1] == ']') return false;
+  if (!canonical(text, '[') || text == "[]") return false;
   std::vector<CallText> calls;
   Walker w(text);
   size_t i = 1;  // past '['
   for (;;) {
-    if (i >= text.size() || text[i] != '{') return false;
+    if (text[i] != '{') return false;
     w.seek(i);
-    if (!w.value(1)) return false;
+    w.value(1);  // canonical: it ends where the element ends
     CallText ct;
-    if (!read_call_object(text.substr(i, w.pos() - i), args_keys, keep_id, &ct)) return false;
+    if (!read_fields(text.substr(i, w.pos() - i), args_keys, keep_id, &ct)) return false;
     calls.push_back(ct);
     i = w.pos();
-    if (i >= text.size()) return false;
     if (text[i] == ']') break;
-    if (text[i] != ',') return false;
-    ++i;
+    ++i;  // ','
   }
-  if (i + 1 != text.size()) return false;
   *out = std::move(calls);
   return true;
 }

@@ -53,11 +53,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         return true;
       }
       case St::List: {
-        static const std::vector<std::string_view> opts = [] {
-          std::vector<std::string_view> v = calls_end();
-          for (auto s : call_begin()) v.push_back(s);
-          return v;
-        }();
+        static const std::vector<std::string_view> opts = scan::joined(calls_end(), call_begin());
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m >= 0 && m < 4) {

@@ -23,10 +23,6 @@ const std::vector<std::string_view> kInvokeOpen{"<｜DSML｜invoke", "<invoke"};
 const std::vector<std::string_view> kInvokeClose{"</｜DSML｜invoke>", "</invoke>"};
 const std::vector<std::string_view> kParamOpen{"<｜DSML｜parameter", "<parameter"};
 const std::vector<std::string_view> kParamClose{"</｜DSML｜parameter>", "</parameter>"};
-std::vector<std::string_view> joined(std::vector<std::string_view> a, const std::vector<std::string_view>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 constexpr size_t kMaxTag = 512;
 constexpr const char* kUnclosed = "function_calls block without its closing tag";
 
@@ -47,7 +43,7 @@ class DsmlParser final : public scan::ThinkParser {
         return true;
       }
       case St::Block: {
-        static const std::vector<std::string_view> opts = joined(kInvokeOpen, kBlockClose);
+        static const std::vector<std::string_view> opts = scan::joined(kInvokeOpen, kBlockClose);
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m < 0) {
@@ -82,7 +78,7 @@ class DsmlParser final : public scan::ThinkParser {
           st_ = St::Json;
           return true;
         }
-        static const std::vector<std::string_view> opts = joined(kParamOpen, kInvokeClose);
+        static const std::vector<std::string_view> opts = scan::joined(kParamOpen, kInvokeClose);
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m < 0) return eof ? false : malformed(sink, "unexpected text inside invoke", st_);

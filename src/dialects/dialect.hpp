@@ -57,7 +57,9 @@ class Sink {
 class EventLog final : public Sink {
  public:
   std::vector<Event> events;
-  void on(Event&& e) override { events.push_back(std::move(e)); }
+  // Out of line: inlined (devirtualized) into the parsers, g++ 12 warned -Wmaybe-uninitialized
+  // about the strings of the variant alternatives not being moved, a known false positive.
+  void on(Event&& e) override;
 };
 
 // Merges adjacent ContentDelta, ReasoningDelta and same-index ToolArgsDelta events (the form in

@@ -9,6 +9,7 @@
 #include "dialects/gbnf.hpp"
 #include "dialects/qwen_agent.hpp"
 
+#include "dialects/compact_json_text.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
 #include "dialects/tool_fields.hpp"
@@ -121,12 +122,12 @@ class QwenAgentParser final : public scan::ThinkParser {
     } else if (s[0] == '{') {
       // Minified by the scanner, canonical arguments go out as they are (no parse).
       scan::JsonScanner min;
-      if (min.feed(s) == s.size() && min.state() == scan::JsonScanner::State::Done)
-        if (auto fast = scan::call_args(min.text()); fast && fast->canonical) {
-          stop_recording();
-          emit_call(sink, "", name_, *fast);
-          return;
-        }
+      if (min.feed(s) == s.size() && min.state() == scan::JsonScanner::State::Done &&
+          fastjson::is_canonical_object(min.text())) {
+        stop_recording();
+        emit_call_args(sink, "", name_, min.text());
+        return;
+      }
       try {
         args = json::parse(std::string(s));
       } catch (const std::exception&) {

@@ -168,6 +168,8 @@ Value ParsedMessage::to_json(bool with_warnings) const {
   return o;
 }
 
+void EventLog::on(Event&& e) { events.push_back(std::move(e)); }
+
 namespace {
 uint64_t splitmix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;

@@ -264,12 +264,6 @@ void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, 
   emit_call_args(sink, std::move(id), name, std::move(a));
 }
 
-// g++ 12 devirtualizes EventLog::on here and then warns (-Wmaybe-uninitialized) about the strings
-// of variant alternatives that are not the one being moved: a known false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 void ParserBase::emit_call_args(Sink& sink, std::string id, const std::string& name, std::string a) {
   if (id.empty()) id = next_id();
   if (!tool_known(opts_.tools, name)) warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
@@ -278,11 +272,8 @@ void ParserBase::emit_call_args(Sink& sink, std::string id, const std::string& n
   sink.on(ToolArgsDelta{idx, std::move(a)});
   sink.on(ToolCallEnd{idx});
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
-std::optional<CallArgs> CallArgs::from_text(std::string_view json_text) {
+std::optional<CallArgs> call_args(std::string_view json_text) {
   CallArgs a;
   if (fastjson::is_canonical_object(json_text)) {
     a.canonical = true;
@@ -441,6 +432,11 @@ std::string tools_json_lines(const Value& tools) {
     out += '\n';
   }
   return out;
+}
+
+std::vector<std::string_view> joined(std::vector<std::string_view> a, const std::vector<std::string_view>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }

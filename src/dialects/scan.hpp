@@ -81,14 +81,17 @@ class JsonScanner {
 
 // A call's arguments read from JSON text (a JsonScanner's): kept as the text itself when it is
 // canonical compact JSON (fastjson::is_canonical_object: what parsing and dumping would give back),
-// else parsed. from_text is empty when the text is not valid JSON.
+// else parsed.
 struct CallArgs {
   bool canonical = false;
   std::string text;  // canonical
   Value value;       // otherwise
-  static std::optional<CallArgs> from_text(std::string_view json_text);
 };
-inline std::optional<CallArgs> call_args(std::string_view json_text) { return CallArgs::from_text(json_text); }
+// Empty when the text is not valid JSON.
+std::optional<CallArgs> call_args(std::string_view json_text);
+
+// A list of marker lists joined (for marker sets built from others once, as statics).
+std::vector<std::string_view> joined(std::vector<std::string_view> a, const std::vector<std::string_view>& b);
 
 // Base for the families' state machines. feed() calls run(eof=false) on the input (in_), finish()
 // calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each call, so

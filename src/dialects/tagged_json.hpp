@@ -126,8 +126,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::Json) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
-    if (st_ == St::Literal) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
+    if (st_ == St::Json || st_ == St::Literal) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
   }
 
  private:
