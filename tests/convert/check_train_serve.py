@@ -113,7 +113,9 @@ def run_convert(tool, path, in_path, extra=()):
         proc = subprocess.run(cmd + [in_path, out.name], capture_output=True, text=True)
         if proc.returncode != 0:
             return None, None, None, f"toolchat convert exited {proc.returncode}: {proc.stderr.strip()}"
-        out_rows = [json.loads(line) for line in out.read().splitlines() if line.strip()]
+        # By name: convert replaces the file (a new inode renamed over it), the handle holds the old one.
+        with open(out.name, encoding="utf-8") as f:
+            out_rows = [json.loads(line) for line in f.read().splitlines() if line.strip()]
     bad, flagged = set(), collections.defaultdict(dict)
     for line in proc.stderr.splitlines():
         if not line.startswith(in_path):
