@@ -52,7 +52,9 @@ int main_impl(int argc, char** argv) {
   CLI::App root("toolchat: chat templates rendered as transformers does, tool calls parsed out of model "
                 "output, training data converted, and an OpenAI-compatible gateway.",
                 "toolchat");
-  root.option_defaults()->always_capture_default();
+  // An option given twice: the last one wins (as argparse and llama-server do), so a wrapper's
+  // defaults can be overridden by appending.
+  root.option_defaults()->always_capture_default()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   root.set_version_flag("--version", TOOLCHAT_VERSION, "print the version and exit");
   root.require_subcommand(1);
   root.fallthrough(false);
