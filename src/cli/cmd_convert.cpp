@@ -11,9 +11,12 @@
 #include <memory>
 #include <streambuf>
 #include <string>
+#include <vector>
 
+#include "chat/template_source.hpp"
 #include "cli/app.hpp"
 #include "convert/pipeline.hpp"
+#include "toolchat/jinja.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::cli {
@@ -77,7 +80,30 @@ class ProgressLine : public std::streambuf {
   std::chrono::steady_clock::time_point last_;
 };
 
+// A syntax error in every template the rows could use (--name's, else default and tool_use) would
+// make every row bad: it is reported once, with its FILE:LINE:COL and a caret, before the run.
+void check_templates_compile(const ConvertArgs& a) {
+  chat::TemplateSet set = chat::load_templates(a.model);
+  std::vector<std::string> names;
+  if (a.name) names.push_back(*a.name);
+  else if (set.templates.size() == 1) names.push_back(set.templates.front().first);
+  else names = {"default", "tool_use"};
+  std::optional<Error> first;
+  for (const auto& n : names) {
+    const std::string* src = set.find(n);
+    if (!src) continue;
+    try {
+      jinja::Template::compile(*src, set.origin(n));
+      return;
+    } catch (const Error& e) {
+      if (!first) first = e;
+    }
+  }
+  if (first) throw *first;
+}
+
 int run_convert(const ConvertArgs& a) {
+  check_templates_compile(a);
   convert::ConvertConfig cfg;
   cfg.format = *convert::format_from_name(a.from);  // checked by the option's validator
   cfg.model = a.model;

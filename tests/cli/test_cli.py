@@ -184,7 +184,9 @@ class TemplateErrors(Tmp):
         write(t, self.BAD)
         for args in [["render", "--model", t, "--messages", MESSAGES],
                      ["detect", "--template", t],
-                     ["check", "--template", t]]:
+                     ["check", "--template", t],
+                     ["convert", "--from", "openai", "--model", t, os.path.join(ROOT, "tests", "convert", "openai.jsonl"),
+                      self.path("out.jsonl")]]:
             p = run(*args)
             self.assertEqual(p.returncode, 3, f"{args}: {p.stderr}")
             self.assertRegex(p.stderr, re.escape(t) + r":2:\d+: TemplateSyntaxError: ", args)

@@ -114,6 +114,10 @@ def run_convert(tool, path, in_path, extra=()):
         # Exit 1 with "no row converted" when every row is bad (the output is left untouched): the
         # bad rows are still listed on stderr, and checked below like any others.
         nothing = proc.returncode == 1 and "toolchat convert: no row converted" in proc.stderr
+        if proc.returncode == 3 and "TemplateSyntaxError" in proc.stderr:
+            # No template the rows could use compiles: refused before the first row, every row is bad.
+            with open(in_path, encoding="utf-8") as f:
+                return [], {i + 1 for i, l in enumerate(f.read().splitlines()) if l.strip()}, {}, None
         if proc.returncode != 0 and not nothing:
             return None, None, None, f"toolchat convert exited {proc.returncode}: {proc.stderr.strip()}"
         # By name: convert replaces the file (a new inode renamed over it), the handle holds the old one.
