@@ -154,11 +154,6 @@ int run_convert(const ConvertArgs& a) {
 Verb add_convert(CLI::App& root) {
   auto a = std::make_shared<ConvertArgs>();
   CLI::App* app = root.add_subcommand("convert", "training data (sharegpt, chatglm3, openai, qwen-agent) -> text + loss spans");
-  app->description(
-      "Training data -> one {\"text\", \"spans\": [{\"role\", \"train\", \"start\", \"end\", \"byte_start\", \"byte_end\"}]}\n"
-      "line per row (start/end in code points), rendered by the model's own chat template. Bad rows are\n"
-      "reported on stderr as IN:LINE: reason and skipped (--strict: the first one stops the run). OUT is\n"
-      "written to a temporary file beside it and renamed at the end; OUT the same file as IN is refused.");
   app->add_option("--from", a->from, "the dataset's format")
       ->required()
       ->check(CLI::IsMember({"sharegpt", "chatglm3", "openai", "qwen-agent"}));
@@ -174,9 +169,14 @@ Verb add_convert(CLI::App& root) {
   app->add_flag("--strict", a->strict, "stop at the first bad row (exit 1, OUT untouched)");
   app->add_option("--threads", a->threads, "worker threads")->check(CLI::Range(1, 256));
   app->add_flag("--no-progress", a->no_progress, "no progress line, even on a terminal (never drawn when stderr is not one)");
-  app->add_option("in", a->input, "input JSON lines, or - for stdin")->required();
-  app->add_option("out", a->output, "output JSON lines, or - for stdout")->required();
+  app->add_option("IN", a->input, "input JSON lines, or - for stdin")->required();
+  app->add_option("OUT", a->output, "output JSON lines, or - for stdout")->required();
   app->footer(
+      "Training data -> one {\"text\", \"spans\": [{\"role\", \"train\", \"start\", \"end\", \"byte_start\", \"byte_end\"}]}\n"
+      "line per row (start/end in code points), rendered by the model's own chat template. Bad rows are\n"
+      "reported on stderr as IN:LINE: reason and skipped (--strict: the first one stops the run). OUT is\n"
+      "written to a temporary file beside it and renamed at the end; OUT the same file as IN is refused."
+      "\n\n"
       "Example:\n"
       "  toolchat convert --from sharegpt --model examples/qwen2.5 examples/convert/sharegpt_tools.jsonl out.jsonl");
   return {app, [a] { return run_convert(*a); }};

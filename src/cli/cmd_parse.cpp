@@ -100,7 +100,7 @@ Verb add_parse(CLI::App& root) {
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--events", a->events, "print the event stream as JSON lines instead of the message");
   app->add_option("--seed", a->seed, "seed of the generated call ids, for reproducible output (default: random)");
-  app->add_option("input", a->input, "the model output (default: standard input)");
+  app->add_option("FILE", a->input, "the model output (default: standard input)");
   app->footer(
       "Example:\n"
       "  printf '<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>' | toolchat parse --dialect hermes --seed 1");

@@ -218,12 +218,6 @@ int run_oracle_form(const RenderArgs& a, const jinja::RenderOptions& opts) {
 Verb add_render(CLI::App& root) {
   auto a = std::make_shared<RenderArgs>();
   CLI::App* app = root.add_subcommand("render", "render a chat template with a conversation");
-  app->description(
-      "Render a chat template the way transformers' apply_chat_template does.\n"
-      "  friendly form: --model PATH --messages FILE [--tools FILE] [--kwargs JSON] [--add-generation-prompt]\n"
-      "  oracle form:   --template PATH --context FILE|- [--json]   (the contract of hf_render.py: a template\n"
-      "                 failure is {\"error\", \"message\"} on stdout, exit 3)\n"
-      "  batch form:    --batch FILE|-   (one JSON case per line in, one result per line out)");
   auto* model = app->add_option("--model", a->model,
                                 "friendly form: a model folder, .jinja, tokenizer_config.json, chat_template.json or .gguf");
   auto* messages = app->add_option("--messages", a->messages,
@@ -247,6 +241,12 @@ Verb add_render(CLI::App& root) {
   model->excludes(tmpl)->excludes(context)->excludes(batch);
   batch->excludes(tmpl)->excludes(context);
   app->footer(
+      "Forms:\n"
+      "  friendly form: --model PATH --messages FILE [--tools FILE] [--kwargs JSON] [--add-generation-prompt]\n"
+      "  oracle form:   --template PATH --context FILE|- [--json]   (the contract of hf_render.py: a template\n"
+      "                 failure is {\"error\", \"message\"} on stdout, exit 3)\n"
+      "  batch form:    --batch FILE|-   (one JSON case per line in, one result per line out)"
+      "\n\n"
       "Example:\n"
       "  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json --add-generation-prompt");
   return {app, [a] {

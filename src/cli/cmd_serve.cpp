@@ -101,12 +101,12 @@ int run_serve(ServeArgs& a) {
 Verb add_serve(CLI::App& root) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* app = root.add_subcommand("serve", "OpenAI-compatible gateway in front of a completion backend");
-  app->description(
-      "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n"
-      "Tool calls are rendered into the prompt with the model's chat template and parsed out of the\n"
-      "backend's completion with the template's dialect. SIGINT or SIGTERM stops it.");
   add_serve_options(*app, *a);
   app->footer(
+      "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n"
+      "Tool calls are rendered into the prompt with the model's chat template and parsed out of the\n"
+      "backend's completion with the template's dialect. SIGINT or SIGTERM stops it."
+      "\n\n"
       "Example:\n"
       "  toolchat serve --model examples/qwen2.5 --backend http://127.0.0.1:8081 --port 8080");
   return {app, [a] { return run_serve(*a); }};
