@@ -83,6 +83,12 @@ class Help(unittest.TestCase):
                 if default is not None:
                     self.assertIn(default, line, f"{verb} {opt} default")
 
+    def test_readme_shows_every_verb_help_as_printed(self):
+        readme = read(os.path.join(ROOT, "README.md"))
+        for verb in VERBS:
+            block = f"<summary><code>toolchat {verb} --help</code></summary>\n\n```\n{run(verb, '--help').stdout.rstrip()}\n```"
+            self.assertIn(block, readme, f"README's `toolchat {verb} --help` block is not the program's (paste it again)")
+
     def test_toplevel_help_and_version(self):
         p = run("--help")
         self.assertEqual(p.returncode, 0)
