@@ -93,7 +93,7 @@ Verb add_parse(CLI::App& root) {
   auto* tmpl = app->add_option("--template", a->template_path,
                                "detect the dialect from this template (file, folder or .gguf)");
   dialect->excludes(tmpl);
-  app->add_option("--name", a->name, "with --template: use this named template");
+  app->add_option("--name", a->name, "with --template: use this named template")->needs(tmpl);
   app->add_option("--tools", a->tools, "JSON file: a list of tools or an object holding \"tools\" (checks call names)");
   app->add_flag("--reasoning-open", a->reasoning_open, "the prompt left the model inside its reasoning block");
   app->add_option("--chunk", a->chunk, "feed N bytes at a time, as a stream would (0: all at once)")

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -222,11 +221,15 @@ Verb add_render(CLI::App& root) {
                                 "friendly form: a model folder, .jinja, tokenizer_config.json, chat_template.json or .gguf");
   auto* messages = app->add_option("--messages", a->messages,
                                    "friendly form: JSON file (or -) with a list of messages or a request object");
-  app->add_option("--tools", a->tools, "friendly form: JSON file, a list of tools or an object holding \"tools\"");
-  app->add_option("--kwargs", a->kwargs, "friendly form: extra template variables, a JSON object");
-  app->add_flag("--add-generation-prompt", a->add_generation_prompt, "friendly form: end with the assistant's turn opening");
+  // The friendly form's options need --model: given to another form they would be silently ignored.
+  app->add_option("--tools", a->tools, "friendly form: JSON file, a list of tools or an object holding \"tools\"")
+      ->needs(model);
+  app->add_option("--kwargs", a->kwargs, "friendly form: extra template variables, a JSON object")->needs(model);
+  app->add_flag("--add-generation-prompt", a->add_generation_prompt, "friendly form: end with the assistant's turn opening")
+      ->needs(model);
   app->add_flag("--continue-final-message", a->continue_final_message,
-                "friendly form: leave the last message open for the model to continue");
+                "friendly form: leave the last message open for the model to continue")
+      ->needs(model);
   auto* tmpl = app->add_option("--template", a->template_path, "oracle form: the template (file, folder or .gguf)");
   auto* context = app->add_option("--context", a->context,
                                   "oracle form: JSON file (or -) with messages, tools, add_generation_prompt, ...");
@@ -234,8 +237,9 @@ Verb add_render(CLI::App& root) {
   app->add_option("--name", a->name, "use this named template (default: tool_use when tools are given, else default)");
   app->add_option("--now", a->now, "the clock strftime_now sees (ISO date/time), or 'real'");
   app->add_flag("--json", a->json, "print {\"text\", \"generation_spans\", ...} instead of the text");
-  app->add_option("--repeat", a->repeat, "time N renders and print the median microseconds on stderr")
+  auto* repeat = app->add_option("--repeat", a->repeat, "oracle and batch forms: time N renders, print the median microseconds on stderr")
       ->check(CLI::NonNegativeNumber);
+  repeat->excludes(model);
   model->needs(messages);
   messages->needs(model);
   model->excludes(tmpl)->excludes(context)->excludes(batch);

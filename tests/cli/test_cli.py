@@ -139,7 +139,11 @@ class UsageErrors(unittest.TestCase):
                      ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--port", "70000"],
                      ["parse", "--dialect", "hermes", "--template", MODEL],
                      ["parse", "--dialect", "hermez"],
-                     ["render", "--template", MODEL]]:
+                     ["render", "--template", MODEL],
+                     # the friendly form's options would be ignored by the oracle form: refused
+                     ["render", "--template", MODEL, "--context", MESSAGES, "--tools", MESSAGES],
+                     ["render", "--template", MODEL, "--context", MESSAGES, "--add-generation-prompt"],
+                     ["parse", "--dialect", "hermes", "--name", "tool_use"]]:
             p = run(*args, stdin="")
             self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
             self.assertEqual(p.stdout, "", args)
