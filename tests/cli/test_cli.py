@@ -13,6 +13,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -409,22 +410,37 @@ class Parse(Tmp):
 
 
 class Serve(unittest.TestCase):
-    def test_sigterm_stops_the_server(self):
+    def serve_stderr(self, backend_url):
+        """Starts serve (port from the environment), stops it with SIGTERM: (exit status, stderr)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCHAT_")}
         env["TOOLCHAT_PORT"] = "0"  # from the environment, as documented
-        proc = subprocess.Popen([TOOLCHAT, "serve", "--model", MODEL, "--backend", "http://127.0.0.1:9"],
+        proc = subprocess.Popen([TOOLCHAT, "serve", "--model", MODEL, "--backend", backend_url],
                                 stderr=subprocess.PIPE, text=True, env=env)
         try:
             line = proc.stderr.readline()
             self.assertRegex(line, r"^toolchat serve: listening on http://127\.0\.0\.1:\d+ ")
             self.assertNotIn(":0 ", line)
             proc.send_signal(signal.SIGTERM)
-            self.assertEqual(proc.wait(timeout=30), 0)
+            return proc.wait(timeout=30), line + proc.stderr.read()
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
             proc.stderr.close()
+
+    def test_sigterm_stops_the_server_and_a_dead_backend_is_named(self):
+        with socket.socket() as s:  # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            dead = "http://127.0.0.1:%d" % s.getsockname()[1]
+        rc, err = self.serve_stderr(dead)
+        self.assertEqual(rc, 0)
+        self.assertIn("warning: connection refused at " + dead, err)
+        with socket.socket() as s:  # a backend that accepts connections
+            s.bind(("127.0.0.1", 0))
+            s.listen(8)
+            rc, err = self.serve_stderr("http://127.0.0.1:%d/v1" % s.getsockname()[1])
+        self.assertEqual(rc, 0)
+        self.assertNotIn("warning", err)
 
     def test_bad_model_fails_without_listening(self):
         p = run("serve", "--model", "/nonexistent/model", "--backend", "http://127.0.0.1:9", "--port", "0")
