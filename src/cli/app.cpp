@@ -11,12 +11,23 @@
 
 namespace toolchat::cli {
 
+namespace {
+std::string env_word(const std::string& name) {
+  std::string out;
+  for (char c : name) out += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+}  // namespace
+
+std::string env_prefix(const std::string& verb) {
+  return verb == "serve" ? "TOOLCHAT_" : "TOOLCHAT_" + env_word(verb) + "_";
+}
+
 void add_env_names(CLI::App& app) {
+  const std::string prefix = env_prefix(app.get_name());
   for (CLI::Option* o : app.get_options()) {
     if (o->get_lnames().empty() || o->get_lnames().front() == "help") continue;
-    std::string env = "TOOLCHAT_";
-    for (char c : o->get_lnames().front()) env += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    o->envname(env);
+    o->envname(prefix + env_word(o->get_lnames().front()));
   }
 }
 

@@ -60,9 +60,13 @@ Verb add_parse(CLI::App& root);
 Verb add_convert(CLI::App& root);
 Verb add_serve(CLI::App& root);
 
-// TOOLCHAT_<NAME> for every long option of `app` ("--max-body-bytes" -> TOOLCHAT_MAX_BODY_BYTES),
-// --help excepted. Called once a verb's options are all declared.
+// An environment variable for every long option of a verb, --help excepted, called once its
+// options are all declared. `serve`, the long-running service, reads TOOLCHAT_<OPTION> as
+// llama-server reads LLAMA_ARG_* ("--max-body-bytes" -> TOOLCHAT_MAX_BODY_BYTES); the one-shot verbs
+// read TOOLCHAT_<VERB>_<OPTION> (TOOLCHAT_PARSE_SEED), so that a service's settings exported in a
+// shell (TOOLCHAT_MODEL) never change what `render` or `convert` do.
 void add_env_names(CLI::App& app);
+std::string env_prefix(const std::string& verb);
 
 // Runs a verb's body: the one place where exceptions become "toolchat VERB: ..." on stderr and an
 // exit code. A template error prints FILE:LINE:COL, the line and a caret.

@@ -59,8 +59,8 @@ int main_impl(int argc, char** argv) {
   root.require_subcommand(1);
   root.fallthrough(false);
   root.footer(
-      "Every option can also come from an environment variable TOOLCHAT_<OPTION> (--max-body-bytes: "
-      "TOOLCHAT_MAX_BODY_BYTES); the command line wins.\n"
+      "Every option can also come from the environment: TOOLCHAT_<OPTION> for serve (--port: TOOLCHAT_PORT),\n"
+      "TOOLCHAT_<VERB>_<OPTION> for the other verbs (parse --seed: TOOLCHAT_PARSE_SEED); the command line wins.\n"
       "Exit codes: 0 done, 1 the work failed, 2 bad command line, 3 the chat template failed.\n"
       "Example:\n  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json\n"
       "Run 'toolchat VERB --help' for a verb's options.");

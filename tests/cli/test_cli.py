@@ -79,7 +79,7 @@ class Help(unittest.TestCase):
                 line = next((l for l in p.stdout.splitlines() if l.strip().startswith(opt + " ") or l.strip() == opt
                              or l.strip().startswith(opt + "\t")), None)
                 self.assertIsNotNone(line, f"{verb} --help lacks {opt}:\n{p.stdout}")
-                env = "TOOLCHAT_" + opt[2:].upper().replace("-", "_")
+                env = ("TOOLCHAT_" if verb == "serve" else "TOOLCHAT_" + verb.upper() + "_") + opt[2:].upper().replace("-", "_")
                 self.assertIn(env, p.stdout, f"{verb} {opt}")
                 if default is not None:
                     self.assertIn(default, line, f"{verb} {opt} default")
@@ -150,6 +150,16 @@ class UsageErrors(unittest.TestCase):
             self.assertEqual(p.stdout, "", args)
         p = run("parse", "--dialect", "hermez", stdin="")
         self.assertIn("did you mean 'hermes'?", p.stderr)
+
+
+class Environment(unittest.TestCase):
+    def test_a_services_settings_do_not_leak_into_other_verbs(self):
+        # TOOLCHAT_MODEL configures `serve`; `render` with the oracle form must not see a --model.
+        p = run("render", "--template", MODEL, "--context", MESSAGES, env={"TOOLCHAT_MODEL": MODEL})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run("render", "--context", MESSAGES, env={"TOOLCHAT_RENDER_TEMPLATE": MODEL})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, run("render", "--template", MODEL, "--context", MESSAGES).stdout)
 
 
 class FileErrors(Tmp):
@@ -316,7 +326,7 @@ class Convert(Tmp):
         self.assertIn("stopped at the first bad row", p.stderr)
         self.assertNotIn(inp + ":4:", p.stderr)
         self.assertFalse(os.path.exists(out))
-        p = self.convert(inp, out, env={"TOOLCHAT_STRICT": "1"})
+        p = self.convert(inp, out, env={"TOOLCHAT_CONVERT_STRICT": "1"})
         self.assertEqual(p.returncode, 1)
         self.assertFalse(os.path.exists(out))
         p = self.convert(inp, out)
@@ -374,7 +384,7 @@ class Parse(Tmp):
             self.assertRegex(i, r"^call_[A-Za-z0-9]{24}$")
         self.assertEqual(self.parse("--seed", "7"), self.parse("--seed", "7"))
         self.assertNotEqual(self.ids(self.parse("--seed", "7")), self.ids(self.parse("--seed", "8")))
-        self.assertEqual(self.parse("--seed", "7"), self.parse(env={"TOOLCHAT_SEED": "7"}))
+        self.assertEqual(self.parse("--seed", "7"), self.parse(env={"TOOLCHAT_PARSE_SEED": "7"}))
 
     def test_input_file_as_positional(self):
         f = self.path("out.txt")
