@@ -21,7 +21,7 @@ const auto put = chat::conv::set;
 const auto text_of = chat::conv::content_text;
 const auto compact = chat::conv::dumps_compact_unicode;
 
-// ReAct text for past calls and results (dialects.md §3.4): "Action: NAME\nAction Input: ARGS"
+// ReAct text for past calls and results (docs/dialects.md §3.4): "Action: NAME\nAction Input: ARGS"
 // and "Observation: RESULT".
 std::string react_calls(const Value& calls) {
   std::string out;
