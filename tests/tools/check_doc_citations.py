@@ -8,8 +8,9 @@ A citation is `docs/NAME.md`, optionally followed on the same line by section re
 file outside third-party data (tests/corpus/, tests/dialects/templates/):
   - docs/NAME.md must exist;
   - each §N (each end of a range) must be a heading of that file: `## N. Title` or `### N Title`;
-  - a section reference binds to the last document named on its line, else on one of the two lines
-    before it; inside docs/NAME.md a bare § refers to NAME.md itself;
+  - a section reference binds to the last document named before it on its line, else to the first
+    one after it ("§2 of docs/x.md"), else to one named on the two lines before it; inside docs/NAME.md a bare § refers to NAME.md itself; after "issue N" it is the
+    issue's and is not checked;
   - outside docs/, the project's documents are cited with their path (`docs/dialects.md`, not
     `dialects.md`), and nothing cites the reference material outside the repository
     (`../shared`, `/work/shared`).
@@ -33,6 +34,8 @@ PROJECT_DOCS = {"design", "dialects", "reliability", "style"}
 
 DOC_RE = re.compile(r"(?<![\w/.-])((?:\.\./)*(?:docs/)?)([A-Za-z0-9_-]+)\.md\b")
 SECTION_RE = re.compile(r"§\s*(\d+(?:\.\d+)*)(?:\s*[-–]\s*(\d+(?:\.\d+)*))?")
+# "issue 12 §6": a section of an issue, not of a document.
+ISSUE_RE = re.compile(r"\bissues?\s*#?\d+")
 OUTSIDE_RE = re.compile(r"(\.\./shared\b|/work/shared\b|shared docs/)")
 HEADING_RE = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?(?:\s|$)")
 
@@ -127,16 +130,23 @@ def check(root):
                     if sections_of(name) is None:
                         problems.append("%s: docs/%s.md does not exist" % (where, name))
                     docs.append((d.start(), name))
+            named = bool(docs)
+            docs += [(i.start(), None) for i in ISSUE_RE.finditer(line)]
+            docs.sort(key=lambda d: d[0])
             for s in SECTION_RE.finditer(line):
                 before = [n for pos, n in docs if pos < s.start()]
                 if before:
                     doc = before[-1]
-                elif self_doc is not None and not docs:
+                    if doc is None:
+                        continue  # an issue's section
+                elif named:  # "§2 of docs/dialects.md"
+                    doc = [n for pos, n in docs if pos > s.start() and n is not None][0]
+                elif self_doc is not None and not named:
                     doc = self_doc
                 elif recent and no - recent[-1][0] <= 2:
                     doc = recent[-1][1]
                 else:
-                    if not in_docs and not docs:
+                    if not in_docs and not named:
                         problems.append("%s: §%s names no document" % (where, s.group(1)))
                     continue
                 have = sections_of(doc)
@@ -148,8 +158,8 @@ def check(root):
                     cited += 1
                     if num not in have:
                         problems.append("%s: docs/%s.md has no section %s" % (where, doc, num))
-            if docs:
-                recent.append((no, docs[-1][1]))
+            if named:
+                recent.append((no, [n for _, n in docs if n is not None][-1]))
     return problems, cited
 
 
@@ -171,6 +181,10 @@ def self_test():
             "// see /work/shared/docs/x.md": 1,
             "// docs/dialects.md\n// (§2)": 0,
             "// docs/dialects.md\n//\n//\n// §2": 1,
+            "// issue 12 §6": 0,
+            "// (issue 12 §1, §2) and docs/dialects.md §2, §7": 1,
+            "// §2 of docs/dialects.md": 0,
+            "// §7 of docs/dialects.md": 1,
         }
         bad = []
         for text, want in cases.items():
