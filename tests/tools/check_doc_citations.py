@@ -47,7 +47,9 @@ def list_files(root, use_git=True):
             # Tracked files and new ones not ignored yet, so a citation is checked before its commit.
             out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                  capture_output=True, check=True).stdout
-            files = [f for f in out.decode("utf-8", "replace").split("\0") if f and os.path.isfile(os.path.join(root, f))]
+            # (a set: during a merge, a conflicted file is listed once per stage)
+            files = sorted({f for f in out.decode("utf-8", "replace").split("\0")
+                            if f and os.path.isfile(os.path.join(root, f))})
         except (OSError, subprocess.CalledProcessError):
             files = []
     if not files:
