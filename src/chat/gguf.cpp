@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 
 #include "value/bigint.hpp"
+#include "value/files.hpp"
 
 namespace toolchat::chat {
 
@@ -344,9 +344,7 @@ GgufMetadata parse_gguf(std::string_view bytes, const GgufReadOptions& opts, con
 }
 
 GgufMetadata read_gguf(const std::string& path, const GgufReadOptions& opts) {
-  std::error_code ec;
-  uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(ErrorKind::ValueError, path + ": cannot open file");
+  uint64_t size = files::check_readable(path);  // the OS's reason: missing, no permission, a directory
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::ValueError, path + ": cannot open file");
   Reader r(&in, size, path, opts.limits);
@@ -369,10 +367,9 @@ std::string encode_gguf(const std::vector<GgufKV>& kvs, uint32_t version) {
 
 void write_gguf(const std::string& path, const std::vector<GgufKV>& kvs, uint32_t version) {
   std::string bytes = encode_gguf(kvs, version);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(ErrorKind::ValueError, path + ": cannot create file");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw Error(ErrorKind::ValueError, path + ": write error");
+  files::AtomicOutput out(path);
+  out.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.commit();
 }
 
 const std::vector<GgufSpecialKey>& gguf_special_keys() {

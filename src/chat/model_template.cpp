@@ -25,7 +25,7 @@ std::shared_ptr<const ModelTemplate::Impl> ModelTemplate::compile_all(TemplateSe
   impl->set = std::move(set);
   for (const auto& [name, src] : impl->set.templates) {
     try {
-      impl->compiled.push_back(std::make_shared<jinja::Template>(jinja::Template::compile(src, name, limits)));
+      impl->compiled.push_back(std::make_shared<jinja::Template>(jinja::Template::compile(src, impl->set.origin(name), limits)));
       impl->errors.emplace_back();
     } catch (const Error& e) {
       // transformers compiles only the template it selects: report this one when it is used.

@@ -1,8 +1,6 @@
 #include "chat/render_files.hpp"
 
-#include <iostream>
-#include <sstream>
-
+#include "value/files.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::chat {
@@ -11,10 +9,9 @@ namespace {
 
 Value read_json(const std::string& path) {
   if (path != "-") return json::parse_file(path);
-  std::ostringstream ss;
-  ss << std::cin.rdbuf();
+  std::string text = files::read_stdin(json::ReadLimits().max_bytes, "JSON input");
   try {
-    return json::parse(ss.str());
+    return json::parse(text);
   } catch (const Error& e) {
     throw Error(e.kind(), "<stdin>: " + e.message());
   }
@@ -36,8 +33,7 @@ Rendered render_files(const RenderFiles& args) {
     throw Error(e.kind(), (args.messages == "-" ? std::string("<stdin>") : args.messages) + ": " + e.message());
   }
   if (args.tools) {
-    Value tools = read_json(*args.tools);
-    if (!tools.is_list()) throw Error(ErrorKind::ValueError, *args.tools + ": expected a list of tools");
+    Value tools = read_tools_file(*args.tools);
     std::vector<Tool> list;
     for (size_t i = 0; i < tools.items().size(); ++i) {
       try {
@@ -48,19 +44,24 @@ Rendered render_files(const RenderFiles& args) {
     }
     conv.tools = std::move(list);
   }
-  if (args.kwargs) {
-    Value kw;
-    try {
-      kw = json::parse(*args.kwargs);
-    } catch (const Error& e) {
-      throw Error(e.kind(), "--kwargs: " + e.message());
-    }
-    if (!kw.is_dict()) throw Error(ErrorKind::ValueError, "--kwargs: expected a JSON object");
-    for (const auto& [k, v] : kw.dict_obj().entries) conv.kwargs.dict_obj().set(k, v);
-  }
+  if (args.kwargs.is_dict())
+    for (const auto& [k, v] : args.kwargs.dict_obj().entries) conv.kwargs.dict_obj().set(k, v);
   if (args.add_generation_prompt) conv.add_generation_prompt = true;
   if (args.continue_final_message) conv.continue_final_message = true;
   return model.render(conv, args.options);
+}
+
+Value read_tools_file(const std::string& path) {
+  Value tools = read_json(path);
+  const std::string name = path == "-" ? "<stdin>" : path;
+  if (tools.is_dict()) {
+    const Value* inner = tools.dict_obj().find("tools");
+    if (!inner) throw Error(ErrorKind::ValueError, name + ": expected a list of tools or an object with \"tools\"");
+    tools = *inner;
+    if (!tools.is_list()) throw Error(ErrorKind::ValueError, name + ": \"tools\" must be a list");
+  }
+  if (!tools.is_list()) throw Error(ErrorKind::ValueError, name + ": expected a list of tools or an object with \"tools\"");
+  return tools;
 }
 
 Value rendered_json(const Rendered& r) {

@@ -12,8 +12,8 @@ namespace toolchat::chat {
 struct RenderFiles {
   std::string model;                       // folder, .jinja, tokenizer_config.json, chat_template.json, .gguf
   std::string messages;                    // JSON file (or "-"): a list of messages, or a request object
-  std::optional<std::string> tools;        // JSON file: a list of tools (replaces the request's)
-  std::optional<std::string> kwargs;       // inline JSON object: extra template variables
+  std::optional<std::string> tools;        // JSON file (read_tools_file): replaces the request's tools
+  Value kwargs;                            // a dict of extra template variables (or none)
   bool add_generation_prompt = false;
   bool continue_final_message = false;
   RenderOptions options;
@@ -21,6 +21,10 @@ struct RenderFiles {
 
 // Throws Error naming the file or JSON path at fault, or the template's error.
 Rendered render_files(const RenderFiles& args);
+
+// A tools file as every verb reads it: a JSON list of OpenAI tools, or an object holding one under
+// "tools" (a request body). "-" reads standard input. Throws Error naming the file.
+Value read_tools_file(const std::string& path);
 
 // {"text", "generation_spans", "message_spans": [[begin, end] | null, ...] (code points), "template"}.
 Value rendered_json(const Rendered& r);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "chat/gguf.hpp"
+#include "value/files.hpp"
 #include "value/json.hpp"
 #include "value/utf8_check.hpp"
 
@@ -21,11 +21,7 @@ const char* const kSpecialKeys[] = {"bos_token", "eos_token", "unk_token", "sep_
 // A template file's text; like Python's open(p, encoding="utf-8").read(), bytes that are not
 // UTF-8 are a UnicodeDecodeError.
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(ErrorKind::ValueError, p.string() + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = files::read_file(p.string());
   std::string bad = utf8::decode_error(text);
   if (!bad.empty()) throw Error(ErrorKind::UnicodeDecodeError, p.string() + ": " + bad);
   return text;
@@ -82,6 +78,12 @@ const std::string* TemplateSet::find(const std::string& name) const {
   return nullptr;
 }
 
+std::string TemplateSet::origin(const std::string& name) const {
+  for (const auto& [n, o] : origins)
+    if (n == name) return o;
+  return name;
+}
+
 void TemplateSet::put(const std::string& name, std::string source, bool overwrite) {
   for (auto& [n, s] : templates) {
     if (n == name) {
@@ -111,6 +113,7 @@ TemplateSet load_templates(const std::string& path) {
     fs::path json_file = p / "chat_template.json";
     if (fs::exists(jinja_file)) {
       set.put("default", read_file(jinja_file), true);
+      set.origins.emplace_back("default", jinja_file.string());
     } else if (fs::exists(json_file)) {
       Value j = json::parse_file(json_file.string());
       if (j.is_dict())
@@ -124,7 +127,10 @@ TemplateSet load_templates(const std::string& path) {
       for (const auto& e : fs::directory_iterator(extra))
         if (e.path().extension() == ".jinja") files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) set.put(f.stem().string(), read_file(f), true);
+      for (const auto& f : files) {
+        set.put(f.stem().string(), read_file(f), true);
+        set.origins.emplace_back(f.stem().string(), f.string());
+      }
     }
   } else if (p.extension() == ".json") {
     Value head = json::parse_file(path);
@@ -136,8 +142,11 @@ TemplateSet load_templates(const std::string& path) {
     set = load_gguf_templates(path);
   } else {
     set.put("default", read_file(p), true);
+    set.origins.emplace_back("default", path);
   }
   if (set.templates.empty()) throw Error(ErrorKind::ValueError, "no chat template in " + path);
+  for (const auto& [name, src] : set.templates)
+    if (set.origin(name) == name) set.origins.emplace_back(name, path + " (template " + name + ")");
   return set;
 }
 

@@ -16,8 +16,12 @@ namespace toolchat::chat {
 struct TemplateSet {
   std::vector<std::pair<std::string, std::string>> templates;  // name -> source, in load order
   Value special_tokens = Value::dict();                        // bos_token, eos_token, ...
+  // name -> where its text came from, for error positions: the file when the template is a whole
+  // .jinja file (line:col are the file's), else "PATH (template NAME)" (line:col in the template).
+  std::vector<std::pair<std::string, std::string>> origins;
   const std::string* find(const std::string& name) const;
   void put(const std::string& name, std::string source, bool overwrite);
+  std::string origin(const std::string& name) const;  // the name itself when unknown
 };
 
 // Loads every template a path offers (a GGUF file is recognised by its .gguf extension or

@@ -3,40 +3,35 @@
 // messages with one and with two tool calls rendered through the template and parsed back with
 // the dialect (dialects/resolve.hpp). --infer ignores the registered families and checks the
 // dialect inferred from the template alone. Exit 1 when a round trip fails.
-#include <cstdio>
-#include <string>
+#include <memory>
 
-#include "cli/args.hpp"
+#include "cli/app.hpp"
 #include "dialects/resolve.hpp"
-#include "value/json.hpp"
 
 namespace toolchat::cli {
 
-int cmd_check(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse_args(argc, argv, 2, {"template", "name", "tokens"}, {"infer"});
-    if (!a.get("template")) throw std::runtime_error("--template PATH is required");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat check: %s\n", e.what());
-    return 2;
-  }
-  try {
-    TemplateArg t = load_template_arg(a);
-    bool ok = false;
-    Value report = dialects::check_report(t.source, t.special_tokens, &ok, a.has("infer"));
-    json::DumpOptions o;
-    o.ensure_ascii = false;
-    o.indent = "  ";
-    o.sort_keys = true;
-    std::string out = json::dumps(report, o) + "\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    if (!ok) std::fprintf(stderr, "toolchat check: a round trip failed (see \"round_trip\")\n");
-    return ok ? 0 : 1;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat check: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 1;
-  }
+namespace {
+struct CheckArgs {
+  TemplateOptions t;
+  bool infer = false;
+};
+}  // namespace
+
+Verb add_check(CLI::App& root) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* app = root.add_subcommand(
+      "check", "detect + round trip: render 1 and 2 tool calls, parse them back (exit 1 when one fails)");
+  a->t.add_to(*app, true);
+  app->add_flag("--infer", a->infer, "ignore the registered families: check the dialect inferred from the template");
+  app->footer("Example:\n  toolchat check --template tests/corpus/templates/vllm-internlm2_tool.jinja --infer");
+  return {app, [a] {
+            LoadedTemplate lt = load_template(a->t);
+            bool ok = false;
+            Value report = dialects::check_report(lt.source, lt.special_tokens, &ok, a->infer);
+            write_stdout(pretty_json(report));
+            if (!ok) throw Failure("a round trip failed (see \"round_trip\")");
+            return kOk;
+          }};
 }
 
 }  // namespace toolchat::cli

@@ -1,113 +1,185 @@
-// toolchat convert --from sharegpt|chatglm3|openai|qwen-agent --model PATH IN.jsonl OUT.jsonl
-//   [--name NAME] [--polyfill LIST] [--kwargs JSON] [--special-tokens FILE] [--train-on-prompt] [--last-turn-only]
-//   [--split] [--check] [--threads N] [--no-progress]
+// toolchat convert --from sharegpt|chatglm3|openai|qwen-agent --model PATH IN.jsonl OUT.jsonl [options]
 // Dataset rows -> {"text", "spans"} rows with loss spans (src/convert/). IN/OUT may be "-".
-// Exit codes: 0 done (bad rows are reported, skipped and counted), 1 the run could not
-// start or finish (model, files), 2 usage.
+// OUT is written beside itself and renamed at the end; OUT the same file as IN is refused. Exit 1
+// when no row converted, or with --strict at the first bad row (OUT untouched in both cases).
+// The progress line is drawn here, only when stderr is a terminal.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <streambuf>
 #include <string>
+#include <vector>
 
-#include "cli/args.hpp"
+#include "chat/template_source.hpp"
+#include "cli/app.hpp"
 #include "convert/pipeline.hpp"
+#include "toolchat/jinja.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::cli {
 
 namespace {
 
-const char* kUsage =
-    "usage: toolchat convert --from sharegpt|chatglm3|openai|qwen-agent --model PATH IN.jsonl OUT.jsonl\n"
-    "  --name NAME        use this named template (default: tool_use when a row has tools, else default)\n"
-    "  --polyfill LIST    show what the template cannot (all, none, or names; see toolchat render)\n"
-    "  --kwargs JSON      extra template variables, e.g. '{\"enable_thinking\": false}'\n"
-    "  --special-tokens FILE  JSON object of special tokens (bos_token, ...) over the model's\n"
-    "  --train-on-prompt  train on every span, not only assistant turns\n"
-    "  --last-turn-only   train only the last assistant turn\n"
-    "  --split            a row of its own for each turn the full text cannot train (rewritten turns)\n"
-    "  --check            list every assistant turn where train = serve does not hold (stderr)\n"
-    "  --threads N        worker threads (default 2)\n"
-    "  --no-progress      no progress line, even on a terminal\n"
-    "IN or OUT may be '-' (stdin/stdout). Each output line: {\"text\", \"spans\": [{\"role\", \"train\",\n"
-    "\"start\", \"end\", \"byte_start\", \"byte_end\"}]} (start/end in code points).\n";
+struct ConvertArgs {
+  std::string from, model, input, output;
+  std::optional<std::string> name, polyfill, kwargs, special_tokens;
+  int threads = 2;
+  bool train_on_prompt = false, last_turn_only = false, split = false, check = false, no_progress = false,
+       strict = false;
+};
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "toolchat convert: %s\n%s", msg.c_str(), kUsage);
-  return 2;
+// The progress line on a terminal: "convert: [####----]  40%  1200 rows  5300 rows/s  ETA 3s", redrawn
+// at most 5 times a second. Row errors pass through sink(), which clears the line before each write.
+class ProgressLine : public std::streambuf {
+ public:
+  void update(const convert::ConvertProgress& p) {
+    auto now = std::chrono::steady_clock::now();
+    if (!p.done && drawn_ && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    if (p.done) {
+      clear();
+      return;
+    }
+    double rate = p.seconds > 0 ? static_cast<double>(p.rows) / p.seconds : 0.0;
+    char buf[200];
+    if (p.total_bytes > 0) {
+      double frac = static_cast<double>(p.bytes) / static_cast<double>(p.total_bytes);
+      if (frac > 1) frac = 1;
+      int pct = static_cast<int>(100 * frac), bars = pct / 5;
+      double eta = frac > 0 ? p.seconds * (1 - frac) / frac : 0;
+      std::snprintf(buf, sizeof buf, "\rconvert: [%.*s%.*s] %3d%%  %zu rows  %.0f rows/s  ETA %.0fs\033[K", bars,
+                    "####################", 20 - bars, "--------------------", pct, p.rows, rate, eta);
+    } else {
+      std::snprintf(buf, sizeof buf, "\rconvert: %zu rows  %.0f rows/s\033[K", p.rows, rate);
+    }
+    std::fputs(buf, stderr);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+  void clear() {
+    if (drawn_) std::fputs("\r\033[K", stderr);
+    drawn_ = false;
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c == EOF) return 0;
+    clear();
+    return std::fputc(c, stderr);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    clear();
+    return static_cast<std::streamsize>(std::fwrite(s, 1, static_cast<size_t>(n), stderr));
+  }
+
+ private:
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// A syntax error in every template the rows could use (--name's, else default and tool_use) would
+// make every row bad: it is reported once, with its FILE:LINE:COL and a caret, before the run.
+void check_templates_compile(const ConvertArgs& a) {
+  chat::TemplateSet set = chat::load_templates(a.model);
+  std::vector<std::string> names;
+  if (a.name) names.push_back(*a.name);
+  else if (set.templates.size() == 1) names.push_back(set.templates.front().first);
+  else names = {"default", "tool_use"};
+  std::optional<Error> first;
+  for (const auto& n : names) {
+    const std::string* src = set.find(n);
+    if (!src) continue;
+    try {
+      jinja::Template::compile(*src, set.origin(n));
+      return;
+    } catch (const Error& e) {
+      if (!first) first = e;
+    }
+  }
+  if (first) throw *first;
+}
+
+int run_convert(const ConvertArgs& a) {
+  check_templates_compile(a);
+  convert::ConvertConfig cfg;
+  cfg.format = *convert::format_from_name(a.from);  // checked by the option's validator
+  cfg.model = a.model;
+  cfg.input = a.input;
+  cfg.output = a.output;
+  cfg.threads = a.threads;
+  cfg.label.template_name = a.name;
+  cfg.label.train_on_prompt = a.train_on_prompt;
+  cfg.label.last_turn_only = a.last_turn_only;
+  cfg.label.split_rewritten = a.split;
+  cfg.list_mismatches = a.check;
+  cfg.stop_at_first_bad = a.strict;
+  if (a.polyfill) {
+    try {
+      cfg.label.polyfills = chat::polyfill_options_from_list(*a.polyfill);
+    } catch (const Error& e) {
+      throw UsageError("--polyfill: " + e.message());
+    }
+  }
+  if (a.kwargs) cfg.label.kwargs = parse_kwargs(*a.kwargs);
+  if (a.special_tokens) {
+    Value v = json::parse_file(*a.special_tokens);
+    if (!v.is_dict()) throw Failure(*a.special_tokens + ": expected a JSON object of special tokens");
+    cfg.label.special_tokens = v;
+  }
+  ProgressLine progress;
+  std::ostream err(&progress);
+  if (!a.no_progress && isatty(STDERR_FILENO)) cfg.on_progress = [&](const convert::ConvertProgress& p) { progress.update(p); };
+  convert::ConvertStats s;
+  try {
+    s = convert::run_convert(cfg, err);
+  } catch (...) {
+    progress.clear();
+    throw;
+  }
+  err << convert::summary_text(s);
+  err.flush();
+  if (s.converted == 0)
+    throw Failure(s.rows == 0 ? "no row converted: the input has no rows" +
+                                    std::string(a.output == "-" ? "" : " (" + a.output + " left untouched)")
+                              : "no row converted: all " + std::to_string(s.rows) + " rows are bad" +
+                                    std::string(a.output == "-" ? "" : " (" + a.output + " left untouched)"));
+  return kOk;
 }
 
 }  // namespace
 
-int cmd_convert(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse_args(argc, argv, 2, {"from", "model", "name", "polyfill", "kwargs", "special-tokens", "threads"},
-                   {"train-on-prompt", "last-turn-only", "split", "check", "no-progress", "help"});
-  } catch (const std::exception& e) {
-    return usage_error(e.what());
-  }
-  if (a.has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  convert::ConvertConfig cfg;
-  auto from = a.get("from");
-  if (!from) return usage_error("--from is required");
-  auto fmt = convert::format_from_name(*from);
-  if (!fmt) return usage_error("unknown format '" + *from + "' (expected sharegpt, chatglm3, openai or qwen-agent)");
-  cfg.format = *fmt;
-  auto model = a.get("model");
-  if (!model) return usage_error("--model is required");
-  cfg.model = *model;
-  if (a.positional.size() != 2) return usage_error("expected IN and OUT (use - for stdin/stdout)");
-  cfg.input = a.positional[0];
-  cfg.output = a.positional[1];
-  if (auto t = a.get("threads")) {
-    try {
-      size_t used = 0;
-      int n = std::stoi(*t, &used);
-      if (used != t->size() || n < 1 || n > 256) throw std::invalid_argument("");
-      cfg.threads = n;
-    } catch (const std::exception&) {
-      return usage_error("--threads needs an integer from 1 to 256, got '" + *t + "'");
-    }
-  }
-  cfg.label.template_name = a.get("name");
-  cfg.label.train_on_prompt = a.has("train-on-prompt");
-  cfg.label.last_turn_only = a.has("last-turn-only");
-  cfg.label.split_rewritten = a.has("split");
-  cfg.list_mismatches = a.has("check");
-  cfg.progress = !a.has("no-progress") && isatty(STDERR_FILENO);
-  try {
-    if (auto p = a.get("polyfill")) cfg.label.polyfills = chat::polyfill_options_from_list(*p);
-    if (auto kw = a.get("kwargs")) {
-      Value v;
-      try {
-        v = json::parse(*kw);
-      } catch (const Error& e) {
-        return usage_error("--kwargs: " + e.message());
-      }
-      if (!v.is_dict()) return usage_error("--kwargs: expected a JSON object");
-      cfg.label.kwargs = v;
-    }
-    if (auto st = a.get("special-tokens")) {
-      Value v = json::parse_file(*st);
-      if (!v.is_dict()) return usage_error(*st + ": expected a JSON object of special tokens");
-      cfg.label.special_tokens = v;
-    }
-  } catch (const Error& e) {
-    return usage_error(e.message());
-  }
-  try {
-    convert::ConvertStats s = convert::run_convert(cfg, std::cerr);
-    std::cerr << convert::summary_text(s);
-  } catch (const Error& e) {
-    std::cerr << "toolchat convert: " << e.message() << "\n";
-    return 1;
-  }
-  return 0;
+Verb add_convert(CLI::App& root) {
+  auto a = std::make_shared<ConvertArgs>();
+  CLI::App* app = root.add_subcommand("convert", "training data (sharegpt, chatglm3, openai, qwen-agent) -> text + loss spans");
+  app->add_option("--from", a->from, "the dataset's format")
+      ->required()
+      ->check(CLI::IsMember({"sharegpt", "chatglm3", "openai", "qwen-agent"}));
+  app->add_option("--model", a->model, "the chat template: folder, .jinja, tokenizer_config.json, .gguf")->required();
+  app->add_option("--name", a->name, "use this named template (default: tool_use when a row has tools, else default)");
+  app->add_option("--polyfill", a->polyfill, "show what the template cannot (all, none, or a comma-separated list)");
+  app->add_option("--kwargs", a->kwargs, "extra template variables, a JSON object, e.g. '{\"enable_thinking\": false}'");
+  app->add_option("--special-tokens", a->special_tokens, "JSON object of special tokens (bos_token, ...) over the model's");
+  app->add_flag("--train-on-prompt", a->train_on_prompt, "train on every span, not only assistant turns");
+  app->add_flag("--last-turn-only", a->last_turn_only, "train only the last assistant turn");
+  app->add_flag("--split", a->split, "a row of its own for each turn the full text cannot train (rewritten turns)");
+  app->add_flag("--check", a->check, "list every assistant turn where train = serve does not hold (stderr)");
+  app->add_flag("--strict", a->strict, "stop at the first bad row (exit 1, OUT untouched)");
+  app->add_option("--threads", a->threads, "worker threads")->check(CLI::Range(1, 256));
+  app->add_flag("--no-progress", a->no_progress, "no progress line, even on a terminal (never drawn when stderr is not one)");
+  app->add_option("IN", a->input, "input JSON lines, or - for stdin")->required();
+  app->add_option("OUT", a->output, "output JSON lines, or - for stdout")->required();
+  app->footer(
+      "Training data -> one {\"text\", \"spans\": [{\"role\", \"train\", \"start\", \"end\", \"byte_start\", \"byte_end\"}]}\n"
+      "line per row (start/end in code points), rendered by the model's own chat template. Bad rows are\n"
+      "reported on stderr as IN:LINE: reason and skipped (--strict: the first one stops the run). OUT is\n"
+      "written to a temporary file beside it and renamed at the end; OUT the same file as IN is refused."
+      "\n\n"
+      "Example:\n"
+      "  toolchat convert --from sharegpt --model examples/qwen2.5 examples/convert/sharegpt_tools.jsonl out.jsonl");
+  return {app, [a] { return run_convert(*a); }};
 }
 
 }  // namespace toolchat::cli

@@ -1,37 +1,23 @@
 // toolchat detect --template PATH [--name NAME] [--tokens FILE]
 // Prints {"dialect", "capabilities", "warnings"} as JSON (sorted keys, indent 2): the dialect that
 // reads the template's tool calls (registered, inferred or the fallback) and what it can render.
-#include <cstdio>
-#include <string>
+#include <memory>
 
-#include "cli/args.hpp"
+#include "cli/app.hpp"
 #include "dialects/resolve.hpp"
-#include "value/json.hpp"
 
 namespace toolchat::cli {
 
-int cmd_detect(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse_args(argc, argv, 2, {"template", "name", "tokens"}, {});
-    if (!a.get("template")) throw std::runtime_error("--template PATH is required");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat detect: %s\n", e.what());
-    return 2;
-  }
-  try {
-    TemplateArg t = load_template_arg(a);
-    json::DumpOptions o;
-    o.ensure_ascii = false;
-    o.indent = "  ";
-    o.sort_keys = true;
-    std::string out = json::dumps(dialects::detect_report(t.source, t.special_tokens), o) + "\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat detect: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 1;
-  }
+Verb add_detect(CLI::App& root) {
+  auto t = std::make_shared<TemplateOptions>();
+  CLI::App* app = root.add_subcommand("detect", "print a template's dialect, capabilities and warnings as JSON");
+  t->add_to(*app, true);
+  app->footer("Example:\n  toolchat detect --template tests/corpus/templates/deepseek-ai-DeepSeek-V3.jinja");
+  return {app, [t] {
+            LoadedTemplate lt = load_template(*t);
+            write_stdout(pretty_json(dialects::detect_report(lt.source, lt.special_tokens)));
+            return kOk;
+          }};
 }
 
 }  // namespace toolchat::cli

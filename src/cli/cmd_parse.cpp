@@ -1,105 +1,110 @@
-// toolchat parse (--dialect NAME | --template PATH) [--tools FILE] [--reasoning-open] [--chunk N] [--events]
-//                [--name NAME] < model_output
+// toolchat parse (--dialect NAME | --template PATH) [--tools FILE] [--reasoning-open] [--chunk N]
+//                [--events] [--seed N] [--name NAME] [FILE|-]
 // Parses model output with a dialect (named, or detected from the template) and prints
 // {"content", "reasoning_content", "tool_calls": [{"id", "type", "function": {"name", "arguments"}}]}
 // (+ "warnings" when there are any). --chunk N feeds N bytes at a time; --events prints the event
-// stream as JSON lines instead.
-#include <cstdio>
-#include <iostream>
-#include <iterator>
+// stream as JSON lines instead. Call ids are random on each run (ids from several runs stitched into
+// one conversation must not collide); --seed N makes them reproducible.
+#include <memory>
+#include <random>
 #include <string>
 
+#include "chat/render_files.hpp"
 #include "chat/template_source.hpp"
-#include "cli/args.hpp"
+#include "cli/app.hpp"
 #include "dialects/dialect.hpp"
 #include "dialects/resolve.hpp"
+#include "value/files.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::cli {
 
 namespace {
-void out_line(const Value& v) {
+
+struct ParseArgs {
+  std::optional<std::string> dialect, template_path, name, tools;
+  std::optional<uint64_t> seed;
+  std::string input = "-";
+  size_t chunk = 0;
+  bool reasoning_open = false, events = false;
+};
+
+std::string line(const Value& v) {
   json::DumpOptions o;
   o.ensure_ascii = false;
-  std::string s = json::dumps(v, o) + "\n";
-  std::fwrite(s.data(), 1, s.size(), stdout);
+  return json::dumps(v, o) + "\n";
 }
+
+uint64_t random_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+int run_parse(const ParseArgs& a) {
+  if (!a.dialect == !a.template_path) throw UsageError("give exactly one of --dialect NAME or --template PATH");
+  dialects::ParserFactory make;
+  if (a.dialect) {
+    const dialects::Dialect* d = dialects::find(*a.dialect);
+    if (!d) {
+      std::string names;
+      std::vector<std::string> all;
+      for (const auto* x : dialects::all()) {
+        names += (names.empty() ? "" : ", ") + std::string(x->name);
+        all.emplace_back(x->name);
+      }
+      std::string near = nearest(*a.dialect, all);
+      throw UsageError("unknown dialect '" + *a.dialect + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                       " (known: " + names + ")");
+    }
+    make = dialects::parser_factory(*d);
+  } else {
+    // A registered family, else a dialect inferred from the template, else generic_json.
+    chat::TemplateSet set = chat::load_templates(*a.template_path);
+    make = dialects::resolve(chat::select_template(set, a.name, false), set.special_tokens).factory();
+  }
+  dialects::ParseOptions opts;
+  opts.reasoning_open = a.reasoning_open;
+  opts.id_seed = a.seed ? *a.seed : random_seed();
+  if (a.tools) opts.tools = chat::read_tools_file(*a.tools);
+  std::string input = a.input == "-" ? files::read_stdin() : files::read_file(a.input);
+  dialects::EventLog log;
+  auto p = make(opts);
+  std::string_view in(input);
+  size_t chunk = a.chunk == 0 ? (in.size() ? in.size() : 1) : a.chunk;
+  for (size_t i = 0; i < in.size(); i += chunk) p->feed(in.substr(i, chunk), log);
+  p->finish(log);
+  std::string out;
+  if (a.events) {
+    for (const auto& e : log.events) out += line(dialects::event_json(e));
+  } else {
+    dialects::ParsedMessage m = dialects::collect(log.events);
+    out = line(m.to_json(!m.warnings.empty()));
+  }
+  write_stdout(out);
+  return kOk;
+}
+
 }  // namespace
 
-int cmd_parse(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse_args(argc, argv, 2, {"dialect", "template", "tools", "chunk", "name"}, {"reasoning-open", "events"});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat parse: %s\n", e.what());
-    return 2;
-  }
-  auto dname = a.get("dialect");
-  auto tpath = a.get("template");
-  if (!dname == !tpath) {
-    std::fprintf(stderr, "toolchat parse: give exactly one of --dialect NAME or --template PATH\n");
-    return 2;
-  }
-  size_t chunk = 0;
-  if (auto c = a.get("chunk")) {
-    try {
-      long long n = std::stoll(*c);
-      if (n <= 0) throw std::invalid_argument("");
-      chunk = static_cast<size_t>(n);
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "toolchat parse: --chunk needs a positive integer, got '%s'\n", c->c_str());
-      return 2;
-    }
-  }
-  try {
-    dialects::ParserFactory make;
-    if (dname) {
-      const dialects::Dialect* d = dialects::find(*dname);
-      if (!d) {
-        std::string names;
-        for (const auto* x : dialects::all()) names += (names.empty() ? "" : ", ") + std::string(x->name);
-        std::fprintf(stderr, "toolchat parse: unknown dialect '%s' (known: %s)\n", dname->c_str(), names.c_str());
-        return 2;
-      }
-      make = dialects::parser_factory(*d);
-    } else {
-      // A registered family, else a dialect inferred from the template, else generic_json.
-      chat::TemplateSet set = chat::load_templates(*tpath);
-      make = dialects::resolve(chat::select_template(set, a.get("name"), false), set.special_tokens).factory();
-    }
-    dialects::ParseOptions opts;
-    opts.reasoning_open = a.has("reasoning-open");
-    if (auto t = a.get("tools")) {
-      Value tools = json::parse_file(*t);
-      if (tools.is_dict())
-        if (const Value* inner = tools.dict_obj().find("tools")) tools = *inner;
-      if (!tools.is_list()) {
-        std::fprintf(stderr, "toolchat parse: %s: expected a JSON list of tools (or {\"tools\": [...]})\n", t->c_str());
-        return 2;
-      }
-      opts.tools = tools;
-    }
-    std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    dialects::EventLog log;
-    auto p = make(opts);
-    std::string_view in(input);
-    if (chunk == 0) chunk = in.size() ? in.size() : 1;
-    for (size_t i = 0; i < in.size(); i += chunk) p->feed(in.substr(i, chunk), log);
-    p->finish(log);
-    if (a.has("events")) {
-      for (const auto& e : log.events) out_line(dialects::event_json(e));
-      return 0;
-    }
-    dialects::ParsedMessage m = dialects::collect(log.events);
-    out_line(m.to_json(!m.warnings.empty()));
-    return 0;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat parse: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat parse: %s\n", e.what());
-    return 1;
-  }
+Verb add_parse(CLI::App& root) {
+  auto a = std::make_shared<ParseArgs>();
+  CLI::App* app = root.add_subcommand("parse", "parse model output with a dialect: content, reasoning, tool calls");
+  auto* dialect = app->add_option("--dialect", a->dialect, "the dialect by name (hermes, llama3_json, mistral, ...)");
+  auto* tmpl = app->add_option("--template", a->template_path,
+                               "detect the dialect from this template (file, folder or .gguf)");
+  dialect->excludes(tmpl);
+  app->add_option("--name", a->name, "with --template: use this named template");
+  app->add_option("--tools", a->tools, "JSON file: a list of tools or an object holding \"tools\" (checks call names)");
+  app->add_flag("--reasoning-open", a->reasoning_open, "the prompt left the model inside its reasoning block");
+  app->add_option("--chunk", a->chunk, "feed N bytes at a time, as a stream would (0: all at once)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_flag("--events", a->events, "print the event stream as JSON lines instead of the message");
+  app->add_option("--seed", a->seed, "seed of the generated call ids, for reproducible output (default: random)");
+  app->add_option("FILE", a->input, "the model output (default: standard input)");
+  app->footer(
+      "Example:\n"
+      "  printf '<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>' | toolchat parse --dialect hermes --seed 1");
+  return {app, [a] { return run_parse(*a); }};
 }
 
 }  // namespace toolchat::cli

@@ -1,5 +1,6 @@
-// `toolchat render`: the contract of hf_render.py (single and --batch modes), plus
-// --repeat for timing; and the friendly form (--model/--messages, chat/render_files.hpp).
+// `toolchat render`: the contract of tests/oracle/hf_render.py (single and --batch modes: the same
+// stdout JSON and exit codes), plus --repeat for timing; and the friendly form (--model/--messages,
+// chat/render_files.hpp), whose errors go to stderr with the template's FILE:LINE:COL.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,7 +14,8 @@
 #include "chat/render_case.hpp"
 #include "chat/render_files.hpp"
 #include "chat/template_source.hpp"
-#include "cli/args.hpp"
+#include "cli/app.hpp"
+#include "value/files.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::cli {
@@ -33,17 +35,11 @@ jinja::RenderOptions parse_now(const std::optional<std::string>& now) {
   char sep = 'T';
   double frac = 0;
   int n = std::sscanf(now->c_str(), "%d-%d-%d%c%d:%d:%d", &y, &mo, &d, &sep, &h, &mi, &s);
-  if (n < 3) throw std::runtime_error("invalid isoformat string: " + string_repr(*now));
+  if (n < 3) throw UsageError("--now: invalid isoformat string: " + string_repr(*now));
   if (auto dot = now->find('.'); dot != std::string::npos) frac = std::stod("0" + now->substr(dot));
   o.year = y; o.month = mo; o.day = d; o.hour = h; o.minute = mi; o.second = s;
   o.microsecond = static_cast<int>(frac * 1e6 + 0.5);
   return o;
-}
-
-std::string read_all(std::istream& in) {
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string dumps(const Value& v) {
@@ -115,11 +111,9 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
   std::unique_ptr<std::ifstream> file;
   std::istream* in = &std::cin;
   if (path != "-") {
+    files::check_readable(path);  // the OS's reason: missing, no permission, a directory
     file = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*file) {
-      std::fprintf(stderr, "toolchat render: cannot open %s\n", path.c_str());
-      return 1;
-    }
+    if (!*file) throw Error(ErrorKind::ValueError, path + ": cannot open file");
     in = file.get();
   }
   CompileCache cache;
@@ -177,90 +171,90 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
   return 0;
 }
 
+struct RenderArgs {
+  std::optional<std::string> template_path, context, batch, name, model, messages, tools, kwargs;
+  std::string now = "2026-01-15T09:30:00";
+  int repeat = 0;
+  bool json = false, add_generation_prompt = false, continue_final_message = false;
+};
+
 // toolchat render --model PATH --messages FILE [--tools FILE] [--kwargs JSON] [--add-generation-prompt]
-int run_friendly(const Args& a, const jinja::RenderOptions& clock) {
+int run_friendly(const RenderArgs& a, const jinja::RenderOptions& clock) {
   chat::RenderFiles f;
-  f.model = *a.get("model");
-  auto messages = a.get("messages");
-  if (!messages) {
-    std::fprintf(stderr, "toolchat render: --model needs --messages FILE\n");
-    return 2;
-  }
-  f.messages = *messages;
-  f.tools = a.get("tools");
-  f.kwargs = a.get("kwargs");
-  f.add_generation_prompt = a.has("add-generation-prompt");
-  f.continue_final_message = a.has("continue-final-message");
-  f.options.template_name = a.get("name");
+  f.model = *a.model;
+  f.messages = *a.messages;
+  f.tools = a.tools;
+  if (a.kwargs) f.kwargs = parse_kwargs(*a.kwargs);
+  f.add_generation_prompt = a.add_generation_prompt;
+  f.continue_final_message = a.continue_final_message;
+  f.options.template_name = a.name;
   f.options.clock = clock;
-  try {
-    chat::Rendered r = chat::render_files(f);
-    std::string o = a.has("json") ? dumps(chat::rendered_json(r)) + "\n" : r.text;
-    std::fwrite(o.data(), 1, o.size(), stdout);
-    return 0;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat render: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 3;
+  chat::Rendered r = chat::render_files(f);  // errors: run_verb (FILE:LINE:COL and a caret)
+  write_stdout(a.json ? dumps(chat::rendered_json(r)) + "\n" : r.text);
+  return kOk;
+}
+
+// The oracle's form: template failures are JSON on stdout with exit 3, as hf_render.py prints them.
+int run_oracle_form(const RenderArgs& a, const jinja::RenderOptions& opts) {
+  if (!a.template_path || !a.context) throw UsageError("--template and --context are required (or --batch, or --model)");
+  Value ctx = *a.context == "-" ? json::parse(files::read_stdin(json::ReadLimits().max_bytes, "JSON input"))
+                                : json::parse_file(*a.context);
+  chat::TemplateSet set = chat::load_templates(*a.template_path);
+  std::string src = chat::select_template(set, a.name, has_tools(ctx));
+  CompileCache cache;
+  double render_us = 0, compile_us = 0;
+  chat::CaseResult r = run_case(cache, src, ctx, set.special_tokens, opts, a.repeat, &render_us, &compile_us);
+  if (a.repeat > 0 && r.ok) std::fprintf(stderr, "%.3f\n", render_us);
+  if (!r.ok) {
+    write_stdout(dumps(chat::case_result_json(r)) + "\n");
+    return kTemplate;
   }
+  write_stdout(a.json ? dumps(chat::case_result_json(r)) + "\n" : r.text);
+  return kOk;
 }
 
 }  // namespace
 
-int cmd_render(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse_args(argc, argv, 2, {"template", "context", "batch", "name", "now", "repeat", "model", "messages", "tools", "kwargs"},
-                   {"json", "add-generation-prompt", "continue-final-message"});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat render: %s\n", e.what());
-    return 2;
-  }
-  jinja::RenderOptions opts;
-  int repeat = 0;
-  try {
-    opts = parse_now(a.get("now"));
-    if (auto r = a.get("repeat")) repeat = std::stoi(*r);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat render: %s\n", e.what());
-    return 2;
-  }
-  if (auto b = a.get("batch")) return run_batch(*b, opts, repeat);
-  if (a.get("model")) return run_friendly(a, opts);
-  auto tpath = a.get("template");
-  auto cpath = a.get("context");
-  if (!tpath || !cpath) {
-    std::fprintf(stderr, "toolchat render: --template and --context are required (or --batch)\n");
-    return 2;
-  }
-  Value ctx;
-  std::string src;
-  Value special;
-  try {
-    if (*cpath == "-") ctx = json::parse(read_all(std::cin));
-    else ctx = json::parse_file(*cpath);
-    chat::TemplateSet set = chat::load_templates(*tpath);
-    src = chat::select_template(set, a.get("name"), has_tools(ctx));
-    special = set.special_tokens;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat render: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 1;
-  }
-  CompileCache cache;
-  double render_us = 0, compile_us = 0;
-  chat::CaseResult r = run_case(cache, src, ctx, special, opts, repeat, &render_us, &compile_us);
-  if (repeat > 0 && r.ok) std::fprintf(stderr, "%.3f\n", render_us);
-  if (!r.ok) {
-    std::string o = dumps(chat::case_result_json(r)) + "\n";
-    std::fwrite(o.data(), 1, o.size(), stdout);
-    return 3;
-  }
-  if (a.has("json")) {
-    std::string o = dumps(chat::case_result_json(r)) + "\n";
-    std::fwrite(o.data(), 1, o.size(), stdout);
-  } else {
-    std::fwrite(r.text.data(), 1, r.text.size(), stdout);
-  }
-  return 0;
+Verb add_render(CLI::App& root) {
+  auto a = std::make_shared<RenderArgs>();
+  CLI::App* app = root.add_subcommand("render", "render a chat template with a conversation");
+  auto* model = app->add_option("--model", a->model,
+                                "friendly form: a model folder, .jinja, tokenizer_config.json, chat_template.json or .gguf");
+  auto* messages = app->add_option("--messages", a->messages,
+                                   "friendly form: JSON file (or -) with a list of messages or a request object");
+  app->add_option("--tools", a->tools, "friendly form: JSON file, a list of tools or an object holding \"tools\"");
+  app->add_option("--kwargs", a->kwargs, "friendly form: extra template variables, a JSON object");
+  app->add_flag("--add-generation-prompt", a->add_generation_prompt, "friendly form: end with the assistant's turn opening");
+  app->add_flag("--continue-final-message", a->continue_final_message,
+                "friendly form: leave the last message open for the model to continue");
+  auto* tmpl = app->add_option("--template", a->template_path, "oracle form: the template (file, folder or .gguf)");
+  auto* context = app->add_option("--context", a->context,
+                                  "oracle form: JSON file (or -) with messages, tools, add_generation_prompt, ...");
+  auto* batch = app->add_option("--batch", a->batch, "batch form: JSON-lines cases file, or - for stdin");
+  app->add_option("--name", a->name, "use this named template (default: tool_use when tools are given, else default)");
+  app->add_option("--now", a->now, "the clock strftime_now sees (ISO date/time), or 'real'");
+  app->add_flag("--json", a->json, "print {\"text\", \"generation_spans\", ...} instead of the text");
+  app->add_option("--repeat", a->repeat, "time N renders and print the median microseconds on stderr")
+      ->check(CLI::NonNegativeNumber);
+  model->needs(messages);
+  messages->needs(model);
+  model->excludes(tmpl)->excludes(context)->excludes(batch);
+  batch->excludes(tmpl)->excludes(context);
+  app->footer(
+      "Forms:\n"
+      "  friendly form: --model PATH --messages FILE [--tools FILE] [--kwargs JSON] [--add-generation-prompt]\n"
+      "  oracle form:   --template PATH --context FILE|- [--json]   (the contract of hf_render.py: a template\n"
+      "                 failure is {\"error\", \"message\"} on stdout, exit 3)\n"
+      "  batch form:    --batch FILE|-   (one JSON case per line in, one result per line out)"
+      "\n\n"
+      "Example:\n"
+      "  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json --add-generation-prompt");
+  return {app, [a] {
+            jinja::RenderOptions opts = parse_now(a->now);
+            if (a->batch) return run_batch(*a->batch, opts, a->repeat);
+            if (a->model) return run_friendly(*a, opts);
+            return run_oracle_form(*a, opts);
+          }};
 }
 
 }  // namespace toolchat::cli

@@ -1,96 +1,115 @@
-// toolchat serve --model PATH --backend URL [--backend-kind llamacpp|openai|ollama|ollama-chat]
-//                [--port N] [--host ADDR] [--dialect NAME] [--inject] [--model-name ID]
-//                [--backend-model NAME] [--threads N] [limits: --max-body-bytes N --max-messages N
-//                 --max-tools N --max-output-bytes N --request-timeout S --backend-timeout S
-//                 --connect-timeout S]
-// An OpenAI-compatible server in front of a completion backend (src/gateway/). --port 0 picks a
-// free port; the line "toolchat serve: listening on http://HOST:PORT ..." on stderr says which.
-#include <cstdio>
-#include <stdexcept>
-#include <string>
+// toolchat serve: an OpenAI-compatible server in front of a completion backend (src/gateway/).
+// --port 0 picks a free port; the line "toolchat serve: listening on http://HOST:PORT ..." on stderr
+// says which. The process-wide signal set-up lives here, not in the library: SIGPIPE ignored,
+// SIGINT/SIGTERM waited for by one thread that stops the server (gateway::ServeStop).
+#include <pthread.h>
+#include <signal.h>
 
-#include "cli/args.hpp"
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "cli/app.hpp"
 #include "gateway/server.hpp"
-#include "toolchat/error.hpp"
 
 namespace toolchat::cli {
 
 namespace {
-const char* kUsage =
-    "usage: toolchat serve --model PATH --backend URL [--backend-kind llamacpp|openai|ollama|ollama-chat]\n"
-    "                      [--port N] [--host ADDR] [--dialect NAME] [--inject] [--model-name ID]\n"
-    "                      [--backend-model NAME] [--threads N] [--max-body-bytes N] [--max-messages N]\n"
-    "                      [--max-tools N] [--max-output-bytes N] [--request-timeout S]\n"
-    "                      [--backend-timeout S] [--connect-timeout S]\n"
-    "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n";
 
-double number(const std::string& opt, const std::string& v, double lo) {
-  size_t used = 0;
-  double d = 0;
-  try {
-    d = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || !(d >= lo)) throw std::runtime_error("--" + opt + " needs a number >= " + std::to_string(lo) + ", got '" + v + "'");
-  return d;
+// The flags that are not gateway::Config fields as such.
+struct ServeArgs {
+  gateway::Config cfg;
+  std::string backend_kind = "llamacpp";
+};
+
+// Every flag of `toolchat serve`, bound to the gateway's Config: new settings are one line here.
+// Defaults shown in --help are Config's own.
+void add_serve_options(CLI::App& app, ServeArgs& a) {
+  gateway::Config& c = a.cfg;
+  gateway::Limits& L = c.limits;
+  app.add_option("--model", c.model_path,
+                 "the chat template: folder, .jinja, tokenizer_config.json, .gguf (required unless "
+                 "--backend-kind ollama-chat with --dialect)");
+  app.add_option("--backend", c.backend_url, "the completion backend, e.g. http://127.0.0.1:8081")->required();
+  app.add_option("--backend-kind", a.backend_kind, "the backend's protocol")
+      ->check(CLI::IsMember({"llamacpp", "llama.cpp", "openai", "ollama", "ollama-chat"}));
+  app.add_option("--host", c.host, "address to listen on");
+  app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));
+  app.add_option("--dialect", c.dialect, "the tool-call dialect (default: detected from the template)");
+  app.add_flag("--inject", c.inject, "always show tools through the dialect's tool prompt");
+  app.add_option("--model-name", c.model_name, "the model id /v1/models lists (default: the path's last part)");
+  app.add_option("--backend-model", c.backend_model, "\"model\" sent to OpenAI/Ollama backends (default: --model-name)");
+  app.add_option("--threads", c.threads, "HTTP worker threads (one per open connection)")->check(CLI::Range(1, 100000));
+  app.add_option("--max-body-bytes", L.max_body_bytes, "request body limit (larger: 413)")->check(CLI::PositiveNumber);
+  app.add_option("--max-messages", L.max_messages, "messages per request")->check(CLI::PositiveNumber);
+  app.add_option("--max-tools", L.max_tools, "tools per request");
+  app.add_option("--max-output-bytes", L.max_output_bytes, "model output per request (beyond it: finish_reason length)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--request-timeout", L.request_timeout_s, "seconds for a whole request (then 504)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--backend-timeout", L.backend_idle_timeout_s, "seconds without a byte from the backend (then 504)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--connect-timeout", L.backend_connect_timeout_s, "seconds to connect to the backend (then 502)")
+      ->check(CLI::PositiveNumber);
 }
+
+// SIGINT/SIGTERM blocked in every thread (threads inherit the mask) and taken by one thread with
+// sigwait, which stops the server; SIGPIPE ignored (a client gone mid-write fails the write).
+class SignalStop {
+ public:
+  explicit SignalStop(gateway::ServeStop& stop) {
+    sigemptyset(&sigs_);
+    sigaddset(&sigs_, SIGINT);
+    sigaddset(&sigs_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs_, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    waiter_ = std::thread([this, &stop] {
+      int sig = 0;
+      sigwait(&sigs_, &sig);
+      stop.request();
+    });
+  }
+  ~SignalStop() {
+    pthread_kill(waiter_.native_handle(), SIGTERM);  // wakes the waiter when the server ended by itself
+    waiter_.join();
+  }
+
+ private:
+  sigset_t sigs_;
+  std::thread waiter_;
+};
+
+int run_serve(ServeArgs& a) {
+  gateway::Config& cfg = a.cfg;
+  cfg.backend_kind = gateway::backend_kind_from_name(a.backend_kind);
+  if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && !cfg.dialect.empty()))
+    throw UsageError("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
+  gateway::ServeStop stop;
+  SignalStop signals(stop);
+  return gateway::serve(
+      cfg,
+      [&](int port, const std::string& summary) {
+        std::fprintf(stderr, "toolchat serve: listening on http://%s:%d (%s)\n", cfg.host.c_str(), port, summary.c_str());
+        std::fflush(stderr);
+      },
+      &stop);
+}
+
 }  // namespace
 
-int cmd_serve(int argc, char** argv) {
-  gateway::Config cfg;
-  try {
-    Args a = parse_args(argc, argv, 2,
-                        {"model", "backend", "backend-kind", "port", "host", "dialect", "model-name", "backend-model",
-                         "threads", "max-body-bytes", "max-messages", "max-tools", "max-output-bytes",
-                         "request-timeout", "backend-timeout", "connect-timeout"},
-                        {"inject", "help"});
-    if (a.has("help")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    auto backend = a.get("backend");
-    if (!backend) throw std::runtime_error("--backend URL is required (e.g. http://127.0.0.1:8081)");
-    cfg.backend_url = *backend;
-    cfg.model_path = a.get("model").value_or("");
-    if (auto k = a.get("backend-kind")) cfg.backend_kind = gateway::backend_kind_from_name(*k);
-    if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && a.get("dialect")))
-      throw std::runtime_error("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
-    if (auto p = a.get("port")) cfg.port = static_cast<int>(number("port", *p, 0));
-    if (cfg.port > 65535) throw std::runtime_error("--port must be at most 65535");
-    if (auto h = a.get("host")) cfg.host = *h;
-    cfg.dialect = a.get("dialect").value_or("");
-    cfg.inject = a.has("inject");
-    cfg.model_name = a.get("model-name").value_or("");
-    cfg.backend_model = a.get("backend-model").value_or("");
-    if (auto t = a.get("threads")) cfg.threads = static_cast<int>(number("threads", *t, 1));
-    auto& L = cfg.limits;
-    if (auto v = a.get("max-body-bytes")) L.max_body_bytes = static_cast<size_t>(number("max-body-bytes", *v, 1));
-    if (auto v = a.get("max-messages")) L.max_messages = static_cast<size_t>(number("max-messages", *v, 1));
-    if (auto v = a.get("max-tools")) L.max_tools = static_cast<size_t>(number("max-tools", *v, 0));
-    if (auto v = a.get("max-output-bytes")) L.max_output_bytes = static_cast<size_t>(number("max-output-bytes", *v, 1));
-    if (auto v = a.get("request-timeout")) L.request_timeout_s = number("request-timeout", *v, 0.001);
-    if (auto v = a.get("backend-timeout")) L.backend_idle_timeout_s = number("backend-timeout", *v, 0.001);
-    if (auto v = a.get("connect-timeout")) L.backend_connect_timeout_s = number("connect-timeout", *v, 0.001);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat serve: %s\n", e.message().c_str());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat serve: %s\n", e.what());
-    return 2;
-  }
-  try {
-    return gateway::serve(cfg, [&](int port, const std::string& summary) {
-      std::fprintf(stderr, "toolchat serve: listening on http://%s:%d (%s)\n", cfg.host.c_str(), port, summary.c_str());
-      std::fflush(stderr);
-    });
-  } catch (const Error& e) {
-    std::fprintf(stderr, "toolchat serve: %s: %s\n", error_kind_name(e.kind()), e.message().c_str());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "toolchat serve: %s\n", e.what());
-    return 1;
-  }
+Verb add_serve(CLI::App& root) {
+  auto a = std::make_shared<ServeArgs>();
+  CLI::App* app = root.add_subcommand("serve", "OpenAI-compatible gateway in front of a completion backend");
+  add_serve_options(*app, *a);
+  app->footer(
+      "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n"
+      "Tool calls are rendered into the prompt with the model's chat template and parsed out of the\n"
+      "backend's completion with the template's dialect. SIGINT or SIGTERM stops it."
+      "\n\n"
+      "Example:\n"
+      "  toolchat serve --model examples/qwen2.5 --backend http://127.0.0.1:8081 --port 8080");
+  return {app, [a] { return run_serve(*a); }};
 }
 
 }  // namespace toolchat::cli

@@ -229,7 +229,7 @@ struct Labeler::Impl {
     Compiled c;
     const std::string& src = *set.find(name);
     try {
-      c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, name));
+      c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, set.origin(name)));
       c.generation = has_generation_tag(src);
       if (opts.polyfills) c.caps = chat::detect_capabilities(*c.t, set.special_tokens, opts.clock);
     } catch (const Error& e) {

@@ -3,8 +3,6 @@
 // batches per worker are in flight, so memory stays bounded whatever the input size.
 #include "convert/pipeline.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "value/files.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::convert {
@@ -98,38 +97,6 @@ void add_stats(ConvertStats& into, const ConvertStats& s) {
     for (const auto& [r, n] : m) into.mismatches[t][r] += n;
 }
 
-class Progress {
- public:
-  Progress(bool on, size_t total_bytes) : on_(on), total_(total_bytes), start_(Clock::now()), last_(start_) {}
-  void update(size_t rows, size_t bytes, bool force = false) {
-    if (!on_) return;
-    auto now = Clock::now();
-    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    double s = std::chrono::duration<double>(now - start_).count();
-    char buf[160];
-    if (total_ > 0) {
-      int pct = static_cast<int>(100.0 * static_cast<double>(bytes) / static_cast<double>(total_));
-      int bars = pct / 5;
-      std::snprintf(buf, sizeof buf, "\rconvert: [%.*s%.*s] %3d%%  %zu rows  %.0f rows/s ", bars,
-                    "####################", 20 - bars, "--------------------", pct, rows, s > 0 ? rows / s : 0.0);
-    } else {
-      std::snprintf(buf, sizeof buf, "\rconvert: %zu rows  %.0f rows/s ", rows, s > 0 ? rows / s : 0.0);
-    }
-    std::fputs(buf, stderr);
-    shown_ = true;
-  }
-  void clear() {
-    if (shown_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  bool on_;
-  size_t total_;
-  Clock::time_point start_, last_;
-  bool shown_ = false;
-};
-
 }  // namespace
 
 std::string reason_kind(const std::string& reason) {
@@ -150,24 +117,26 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
 
   std::unique_ptr<std::ifstream> infile;
   std::istream* in = &std::cin;
-  size_t total_bytes = 0;
+  uint64_t total_bytes = 0;
   if (cfg.input != "-") {
+    total_bytes = files::check_readable(cfg.input);
     infile = std::make_unique<std::ifstream>(cfg.input, std::ios::binary);
     if (!*infile) throw Error(ErrorKind::ValueError, cfg.input + ": cannot open file");
-    infile->seekg(0, std::ios::end);
-    auto size = infile->tellg();
-    total_bytes = size > 0 ? static_cast<size_t>(size) : 0;
-    infile->seekg(0);
     in = infile.get();
   }
-  std::unique_ptr<std::ofstream> outfile;
+  // Refused before anything is written: converting a file onto itself would replace the input.
+  if (!cfg.output.empty() && (cfg.input != "-" || cfg.output != "-") && files::same_file(cfg.input, cfg.output))
+    throw Error(ErrorKind::ValueError, (cfg.output == "-" ? std::string("standard output") : cfg.output) +
+                                           " is the same file as the input " +
+                                           (cfg.input == "-" ? std::string("(standard input)") : cfg.input) +
+                                           ": choose another output");
+  std::unique_ptr<files::AtomicOutput> outfile;
   std::ostream* out = nullptr;
   if (cfg.output == "-") {
     out = &std::cout;
   } else if (!cfg.output.empty()) {
-    outfile = std::make_unique<std::ofstream>(cfg.output, std::ios::binary | std::ios::trunc);
-    if (!*outfile) throw Error(ErrorKind::ValueError, cfg.output + ": cannot open for writing");
-    out = outfile.get();
+    outfile = std::make_unique<files::AtomicOutput>(cfg.output);
+    out = &outfile->stream();
   }
   const std::string in_name = cfg.input == "-" ? "<stdin>" : cfg.input;
 
@@ -201,8 +170,19 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
   }
 
   ConvertStats total;
-  Progress progress(cfg.progress, total_bytes);
-  size_t bytes_read = 0;
+  uint64_t bytes_read = 0;
+  auto report = [&](bool done) {
+    if (!cfg.on_progress) return;
+    ConvertProgress p;
+    p.rows = total.rows;
+    p.bytes = bytes_read;
+    p.total_bytes = total_bytes;
+    p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    p.done = done;
+    cfg.on_progress(p);
+  };
+  std::string first_bad;  // stop_at_first_bad: "IN:LINE: reason" of the first bad row
+  bool stop = false;
   // Writes every finished batch at the front; with `wait`, blocks until the front one is done.
   auto drain = [&](std::unique_lock<std::mutex>& lk, bool wait) {
     for (;;) {
@@ -214,12 +194,21 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
       std::shared_ptr<Batch> b = in_order.front();
       in_order.pop_front();
       lk.unlock();
-      progress.clear();
+      if (stop) {  // after the first bad row nothing more is written
+        lk.lock();
+        continue;
+      }
+      if (cfg.stop_at_first_bad && !b->errors.empty()) {
+        first_bad = in_name + ':' + b->errors.front();
+        stop = true;
+        lk.lock();
+        continue;
+      }
       for (const auto& e : b->errors) err << in_name << ':' << e << '\n';
       for (const auto& m : b->mismatch_lines) err << in_name << ':' << m << '\n';
       if (out && !b->out.empty()) out->write(b->out.data(), static_cast<std::streamsize>(b->out.size()));
       add_stats(total, b->stats);
-      progress.update(total.rows, bytes_read);
+      report(false);
       lk.lock();
     }
   };
@@ -239,7 +228,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     batch = std::make_shared<Batch>();
     batch->first_line = line_no + 1;
   };
-  while (std::getline(*in, line)) {
+  while (!stop && std::getline(*in, line)) {
     ++line_no;
     if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 BOM
     bytes_read += line.size() + 1;
@@ -248,7 +237,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     if (batch->lines.size() >= cfg.batch_rows) submit();
   }
   if (in->bad()) err << in_name << ": read error after line " << line_no << '\n';
-  if (!batch->lines.empty()) submit();
+  if (!stop && !batch->lines.empty()) submit();
   {
     std::unique_lock<std::mutex> lk(mu);
     closed = true;
@@ -256,12 +245,15 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     drain(lk, true);
   }
   for (auto& t : workers) t.join();
-  progress.clear();
-  if (out) {
+  if (stop) throw Error(ErrorKind::ValueError, first_bad + " (stopped at the first bad row)");
+  if (outfile) {
+    if (total.converted > 0) outfile->commit();  // else the old file stays (the temporary is removed)
+  } else if (out) {
     out->flush();
-    if (!*out) throw Error(ErrorKind::ValueError, cfg.output + ": write error");
+    if (!*out) throw Error(ErrorKind::ValueError, "<stdout>: write error");
   }
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  report(true);
   return total;
 }
 

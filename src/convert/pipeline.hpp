@@ -1,10 +1,16 @@
 // `toolchat convert` as a library call: JSON lines in, JSON lines out, streamed, over N threads
 // with the output in input order. A bad row (bad JSON, wrong shape, a template that raises on
-// it) is reported with its line number and JSON path, skipped and counted; it never stops the
-// run. Each thread owns a Labeler (templates compiled per thread: rendering is single-threaded).
+// it) is reported with its line number and JSON path, skipped and counted; it stops the run only
+// with stop_at_first_bad. Each thread owns a Labeler (templates compiled per thread: rendering is
+// single-threaded).
+// The output file is written beside its path and renamed over it at the end (files::AtomicOutput):
+// a failed or interrupted run leaves the old file, never a partial one. The library draws nothing:
+// progress goes to a callback, row errors to the given stream.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -15,6 +21,14 @@
 
 namespace toolchat::convert {
 
+struct ConvertProgress {
+  size_t rows = 0;           // rows read and written so far
+  uint64_t bytes = 0;        // input bytes consumed
+  uint64_t total_bytes = 0;  // input size when known (a regular file), else 0
+  double seconds = 0;        // since the run started
+  bool done = false;         // the last call
+};
+
 struct ConvertConfig {
   Format format = Format::openai;
   std::string model;
@@ -22,9 +36,11 @@ struct ConvertConfig {
   std::string output = "-";  // "-": stdout; "" writes nothing (check only)
   LabelOptions label;
   int threads = 2;
-  bool progress = false;     // a progress line on stderr (the CLI turns it on for a terminal)
-  bool list_mismatches = false;  // one stderr line per assistant turn that is not served
+  bool list_mismatches = false;  // one `err` line per assistant turn that is not served
+  bool stop_at_first_bad = false;  // the first bad row (in input order) stops the run: Error, no output
   size_t batch_rows = 64;
+  // Called on the calling thread after each batch of rows is written (and once at the end).
+  std::function<void(const ConvertProgress&)> on_progress;
 };
 
 struct ConvertStats {
@@ -41,7 +57,9 @@ struct ConvertStats {
 };
 
 // Runs a conversion; row errors go to `err` as "IN:LINE: reason". Throws Error for what stops
-// the whole run (no model, unreadable input, unwritable output).
+// the whole run: no model, unreadable input, unwritable output, an output that is the input file
+// (same device and inode: through links too), the first bad row with stop_at_first_bad. The output
+// replaces cfg.output only when at least one row converted (else the path is left untouched).
 ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
 
 // The closing summary: counts, speed and the train = serve line(s), for people.

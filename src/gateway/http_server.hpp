@@ -13,6 +13,9 @@ class HttpServer : public httplib::Server {
  public:
   // After bind_to_port / bind_to_any_port.
   bool widen_backlog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
+  // Ends accept() on the listening socket, even before the listen loop runs (stop() alone does
+  // nothing until it does).
+  void shutdown_listener() { ::shutdown(svr_sock_, SHUT_RDWR); }
 };
 
 }  // namespace toolchat::gateway

@@ -3,8 +3,6 @@
 #include <httplib.h>
 #include <signal.h>
 
-#include <thread>
-
 #include "gateway/api_error.hpp"
 #include "gateway/completion.hpp"
 #include "gateway/http_server.hpp"
@@ -109,20 +107,46 @@ std::string health_json(const Gateway& gw) {
 
 }  // namespace
 
-int serve(const Config& cfg, const std::function<void(int, const std::string&)>& on_listening) {
-  // SIGINT/SIGTERM are waited for by one thread (sigwait) rather than handled asynchronously; SIGPIPE
-  // (a client gone mid-write) is ignored, the write fails instead.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGINT);
-  sigaddset(&sigs, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+// The stopper runs at most once, under the lock, and never after detach(): the listening socket it
+// shuts down is still the server's.
+void ServeStop::request() {
+  std::lock_guard<std::mutex> lk(mu_);
+  requested_ = true;
+  if (stopper_) stopper_();
+  stopper_ = nullptr;
+}
 
+bool ServeStop::requested() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return requested_;
+}
+
+void ServeStop::attach(std::function<void()> stopper) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (requested_) stopper();
+  else stopper_ = std::move(stopper);
+}
+
+void ServeStop::detach() {
+  std::lock_guard<std::mutex> lk(mu_);
+  stopper_ = nullptr;
+}
+
+int serve(const Config& cfg, const std::function<void(int, const std::string&)>& on_listening, ServeStop* stop) {
   Gateway gw(cfg);
   HttpServer svr;
   int threads = cfg.threads > 0 ? cfg.threads : 8;
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  svr.new_task_queue = [threads] {
+    // The pool's threads inherit the creating thread's mask: SIGPIPE blocked in them only (cpp-httplib
+    // as Debian builds it sends without MSG_NOSIGNAL), the caller's own mask restored at once.
+    sigset_t pipe, old;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &old);
+    auto* pool = new httplib::ThreadPool(static_cast<size_t>(threads));
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return pool;
+  };
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(100000);
   svr.set_keep_alive_timeout(30);
@@ -176,18 +200,16 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
   if (port <= 0) throw Error(ErrorKind::RuntimeError, "cannot listen on " + cfg.host + ":" + std::to_string(cfg.port));
   svr.widen_backlog(1024);
 
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    svr.stop();
-  });
   std::string summary = "dialect " + std::string(gw.prompts().dialect().name) + ", backend " +
                         backend_kind_name(cfg.backend_kind) + " at " + cfg.backend_url;
   on_listening(port, summary);
+  // Shutting the listening socket down also ends a listen loop that has not started yet.
+  if (stop) stop->attach([&svr] {
+    svr.shutdown_listener();
+    svr.stop();
+  });
   svr.listen_after_bind();
-  // listen_after_bind returned: stopped by a signal, or failed; wake the waiter either way.
-  pthread_kill(waiter.native_handle(), SIGTERM);
-  waiter.join();
+  if (stop) stop->detach();
   return 0;
 }
 

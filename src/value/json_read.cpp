@@ -3,13 +3,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "value/bigint.hpp"
+#include "value/files.hpp"
 #include "value/json.hpp"
 #include "value/utf8_check.hpp"
 
@@ -434,17 +434,7 @@ Value parse(std::string_view text, const ReadLimits& lim) {
 }
 
 Value parse_file(const std::string& path, const ReadLimits& lim) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorKind::ValueError, path + ": cannot open file");
-  f.seekg(0, std::ios::end);
-  std::streamoff size = f.tellg();
-  if (size < 0) throw Error(ErrorKind::ValueError, path + ": read error");
-  if (static_cast<uint64_t>(size) > lim.max_bytes)
-    throw Error(ErrorKind::LimitError, path + ": JSON input too large (" + std::to_string(size) +
-                                           " bytes, limit " + std::to_string(lim.max_bytes) + ")");
-  f.seekg(0, std::ios::beg);
-  std::string text(static_cast<size_t>(size), '\0');
-  if (size > 0 && !f.read(text.data(), size)) throw Error(ErrorKind::ValueError, path + ": read error");
+  std::string text = files::read_file(path, lim.max_bytes, "JSON input");
   // json.load(open(path, encoding="utf-8")) decodes the file before parsing it.
   if (!lim.allow_surrogates) {
     std::string bad = utf8::decode_error(text);

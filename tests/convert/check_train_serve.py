@@ -111,9 +111,18 @@ def run_convert(tool, path, in_path, extra=()):
         cmd += ["--special-tokens", tok_path]
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", encoding="utf-8") as out:
         proc = subprocess.run(cmd + [in_path, out.name], capture_output=True, text=True)
-        if proc.returncode != 0:
+        # Exit 1 with "no row converted" when every row is bad (the output is left untouched): the
+        # bad rows are still listed on stderr, and checked below like any others.
+        nothing = proc.returncode == 1 and "toolchat convert: no row converted" in proc.stderr
+        if proc.returncode == 3 and "TemplateSyntaxError" in proc.stderr:
+            # No template the rows could use compiles: refused before the first row, every row is bad.
+            with open(in_path, encoding="utf-8") as f:
+                return [], {i + 1 for i, l in enumerate(f.read().splitlines()) if l.strip()}, {}, None
+        if proc.returncode != 0 and not nothing:
             return None, None, None, f"toolchat convert exited {proc.returncode}: {proc.stderr.strip()}"
-        out_rows = [json.loads(line) for line in out.read().splitlines() if line.strip()]
+        # By name: convert replaces the file (a new inode renamed over it), the handle holds the old one.
+        with open(out.name, encoding="utf-8") as f:
+            out_rows = [json.loads(line) for line in f.read().splitlines() if line.strip()]
     bad, flagged = set(), collections.defaultdict(dict)
     for line in proc.stderr.splitlines():
         if not line.startswith(in_path):

@@ -374,7 +374,7 @@ TEST(json, ParseFile) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::ValueError);
-    EXPECT_EQ(e.message(), "/nonexistent/x.json: cannot open file");
+    EXPECT_EQ(e.message(), "/nonexistent/x.json: cannot open file: No such file or directory");
   }
   std::string path = testing::TempDir() + "toolchat_json_bad.json";
   {

@@ -1,0 +1,146 @@
+#include "cli/app.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <new>
+
+#include "chat/template_source.hpp"
+#include "toolchat/jinja.hpp"
+#include "value/json.hpp"
+
+namespace toolchat::cli {
+
+void add_env_names(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_lnames().empty() || o->get_lnames().front() == "help") continue;
+    std::string env = "TOOLCHAT_";
+    for (char c : o->get_lnames().front()) env += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    o->envname(env);
+  }
+}
+
+std::string describe_error(const Error& e) {
+  if (e.source()) return e.describe();
+  // File, input and setting errors read as "PATH: cannot open file: REASON"; Python's class name
+  // helps only for the others (JSONDecodeError, KeyError, ...).
+  if (e.kind() == ErrorKind::ValueError) return e.message();
+  return std::string(error_kind_name(e.kind())) + ": " + e.message();
+}
+
+int exit_code_of(const Error& e) {
+  switch (e.kind()) {
+    case ErrorKind::TemplateSyntaxError:
+    case ErrorKind::TemplateAssertionError:
+    case ErrorKind::TemplateRuntimeError:
+    case ErrorKind::TemplateError:
+    case ErrorKind::UndefinedError:
+    case ErrorKind::SecurityError:
+      return kTemplate;
+    default:
+      // Errors raised inside a template carry its position; input and file errors do not.
+      return e.source() ? kTemplate : kFailed;
+  }
+}
+
+int run_verb(const std::string& verb, const std::function<int()>& body) {
+  const std::string who = "toolchat " + verb + ": ";
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s%s\nRun 'toolchat %s --help' for the options.\n", who.c_str(), e.what(), verb.c_str());
+    return kUsage;
+  } catch (const Failure& e) {
+    std::fprintf(stderr, "%s%s\n", who.c_str(), e.what());
+    return e.code();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s%s\n", who.c_str(), describe_error(e).c_str());
+    return exit_code_of(e);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%sout of memory\n", who.c_str());
+    return kFailed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%sinternal error: %s\n", who.c_str(), e.what());
+    return kFailed;
+  }
+}
+
+namespace {
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    // A prefix ("--temp") is as good as a one-letter typo.
+    size_t d = c.compare(0, word.size(), word) == 0 && !word.empty() ? 1 : edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best_d <= std::max<size_t>(2, word.size() / 3) ? best : "";
+}
+
+void TemplateOptions::add_to(CLI::App& app, bool required) {
+  auto* t = app.add_option("--template", path,
+                           "the chat template: a .jinja file, tokenizer_config.json, chat_template.json, "
+                           "a model folder or a .gguf file");
+  if (required) t->required();
+  app.add_option("--name", name, "use this named template (default: tool_use when tools are given, else default)");
+  app.add_option("--tokens", tokens, "JSON object of special tokens (bos_token, ...) over the template's own");
+}
+
+LoadedTemplate load_template(const TemplateOptions& t) {
+  chat::TemplateSet set = chat::load_templates(t.path);
+  const std::string& src = chat::select_template(set, t.name, false);
+  std::string selected_name;
+  for (const auto& [n, s] : set.templates)
+    if (&s == &src) selected_name = n;
+  jinja::Template::compile(src, set.origin(selected_name));  // a syntax error, with its position
+  LoadedTemplate out;
+  out.source = src;
+  out.special_tokens = set.special_tokens;
+  if (t.tokens) {
+    Value extra = json::parse_file(*t.tokens);
+    if (!extra.is_dict()) throw Failure(*t.tokens + ": expected a JSON object of special tokens");
+    for (const auto& [k, v] : extra.dict_obj().entries) out.special_tokens.dict_obj().set(k, chat::token_text(v));
+  }
+  return out;
+}
+
+Value parse_kwargs(const std::string& text) {
+  Value v;
+  try {
+    v = json::parse(text);
+  } catch (const Error& e) {
+    throw UsageError("--kwargs: " + e.message());
+  }
+  if (!v.is_dict()) throw UsageError("--kwargs: expected a JSON object, e.g. '{\"enable_thinking\": false}'");
+  return v;
+}
+
+void write_stdout(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+std::string pretty_json(const Value& v) {
+  json::DumpOptions o;
+  o.ensure_ascii = false;
+  o.indent = "  ";
+  o.sort_keys = true;
+  return json::dumps(v, o) + "\n";
+}
+
+}  // namespace toolchat::cli
