@@ -1,0 +1,29 @@
+// The JSON Schema subset the gateway reads: tool parameters and response_format schemas are checked
+// before anything is rendered (a schema a backend or a client library would choke on is the
+// request's fault: 400 with the JSON path of the bad keyword), and a structured answer is checked
+// against its schema before it is returned.
+//
+// Checked keywords: type, enum, const, properties, required, additionalProperties, items,
+// prefixItems, minItems, maxItems, minLength, maxLength, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, pattern (ECMAScript, as std::regex reads it), anyOf, oneOf, allOf, not, $ref
+// to "#/$defs/NAME" or "#/definitions/NAME". Other keywords (description, format, title, ...)
+// are annotations and pass, as in JSON Schema itself.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "toolchat/value.hpp"
+
+namespace toolchat::gateway {
+
+// Throws ApiError(400, param = path + ".KEYWORD...") when `schema` is not a usable schema:
+// a keyword of the wrong JSON type (type: 123), a type name JSON Schema does not have, a pattern
+// that is not a regular expression, a $ref that points nowhere.
+void check_schema(const Value& schema, const std::string& path);
+
+// The first place `instance` breaks `schema` ("$.city: expected string, got number"), or nullopt.
+// `schema` must have passed check_schema.
+std::optional<std::string> schema_violation(const Value& instance, const Value& schema);
+
+}  // namespace toolchat::gateway
