@@ -207,6 +207,12 @@ class HttpBackend final : public Backend {
     }
     if (result.cancelled) return result;
     if (!ok) {
+      if (err == httplib::Error::SSLServerVerification || err == httplib::Error::SSLLoadingCerts || err == httplib::Error::SSLConnection)
+        throw ApiError(502, "TLS with the backend at " + url_.scheme_host_port + " failed (" + httplib::to_string(err) +
+                                "): " + (err == httplib::Error::SSLServerVerification ? "its certificate is not trusted; --backend-ca FILE names the CA to trust"
+                                         : err == httplib::Error::SSLLoadingCerts ? "the CA file (--backend-ca) could not be loaded"
+                                                                                  : "no TLS connection could be made"),
+                       "server_error", "", "backend_tls_failed");
       if (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)
         throw ApiError(502, "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(err) + ")",
                        "server_error", "", "backend_unreachable");
