@@ -57,20 +57,20 @@ const Value* resolve(const Value& root, const std::string& ref) {
   return nullptr;
 }
 
-void check(const Value& s, const std::string& path, const Value& root, int depth) {
+void check(const Value& s, const std::string& path, const Value& root, int depth, bool strict) {
   if (depth > kMaxDepth) bad(path, "schema nested too deeply");
   if (s.is_bool()) return;  // true / false schemas
   if (!s.is_dict()) bad(path, std::string("a schema must be an object or a boolean, got ") + kind_of(s));
   auto sub = [&](const char* k) { return path + "." + k; };
   if (const Value* t = get(s, "type")) {
     if (t->is_str()) {
-      if (!known_type(t->str())) bad(sub("type"), "'" + t->str() + "' is not a JSON Schema type");
+      if (strict && !known_type(t->str())) bad(sub("type"), "'" + t->str() + "' is not a JSON Schema type");
     } else if (t->is_list() && !t->items().empty()) {
       for (size_t i = 0; i < t->items().size(); ++i) {
         const Value& e = t->items()[i];
         std::string p = sub("type") + "[" + std::to_string(i) + "]";
         if (!e.is_str()) bad(p, std::string("expected a type name, got ") + kind_of(e));
-        if (!known_type(e.str())) bad(p, "'" + e.str() + "' is not a JSON Schema type");
+        if (strict && !known_type(e.str())) bad(p, "'" + e.str() + "' is not a JSON Schema type");
       }
     } else {
       bad(sub("type"), std::string("expected a type name or a non-empty array of them, got ") + kind_of(*t));
@@ -82,12 +82,12 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
   }
   if (const Value* props = get(s, "properties")) {
     if (!props->is_dict()) bad(sub("properties"), std::string("expected an object, got ") + kind_of(*props));
-    for (const auto& [k, v] : props->dict_obj().entries) check(v, sub("properties") + "." + k.str(), root, depth + 1);
+    for (const auto& [k, v] : props->dict_obj().entries) check(v, sub("properties") + "." + k.str(), root, depth + 1, strict);
   }
   for (const char* k : {"$defs", "definitions", "patternProperties", "dependentSchemas"}) {
     if (const Value* defs = get(s, k)) {
       if (!defs->is_dict()) bad(sub(k), std::string("expected an object, got ") + kind_of(*defs));
-      for (const auto& [name, v] : defs->dict_obj().entries) check(v, sub(k) + "." + name.str(), root, depth + 1);
+      for (const auto& [name, v] : defs->dict_obj().entries) check(v, sub(k) + "." + name.str(), root, depth + 1, strict);
     }
   }
   if (const Value* req = get(s, "required")) {
@@ -99,16 +99,16 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
     const Value* v = get(s, k);
     if (!v) continue;
     if (std::string_view(k) == "items" && v->is_list()) {  // draft-07 tuple form
-      for (size_t i = 0; i < v->items().size(); ++i) check(v->items()[i], sub(k) + "[" + std::to_string(i) + "]", root, depth + 1);
+      for (size_t i = 0; i < v->items().size(); ++i) check(v->items()[i], sub(k) + "[" + std::to_string(i) + "]", root, depth + 1, strict);
     } else {
-      check(*v, sub(k), root, depth + 1);
+      check(*v, sub(k), root, depth + 1, strict);
     }
   }
   for (const char* k : {"anyOf", "oneOf", "allOf", "prefixItems"}) {
     const Value* v = get(s, k);
     if (!v) continue;
     if (!v->is_list() || v->items().empty()) bad(sub(k), "expected a non-empty array of schemas");
-    for (size_t i = 0; i < v->items().size(); ++i) check(v->items()[i], sub(k) + "[" + std::to_string(i) + "]", root, depth + 1);
+    for (size_t i = 0; i < v->items().size(); ++i) check(v->items()[i], sub(k) + "[" + std::to_string(i) + "]", root, depth + 1, strict);
   }
   if (const Value* e = get(s, "enum"); e && !e->is_list()) bad(sub("enum"), std::string("expected an array, got ") + kind_of(*e));
   for (const char* k : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
@@ -226,7 +226,9 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
 
 }  // namespace
 
-void check_schema(const Value& schema, const std::string& path) { check(schema, path, schema, 0); }
+void check_schema(const Value& schema, const std::string& path, bool strict_types) {
+  check(schema, path, schema, 0, strict_types);
+}
 
 std::optional<std::string> schema_violation(const Value& instance, const Value& schema) {
   return violation(instance, schema, "$", schema, 0);

@@ -18,9 +18,12 @@
 namespace toolchat::gateway {
 
 // Throws ApiError(400, param = path + ".KEYWORD...") when `schema` is not a usable schema:
-// a keyword of the wrong JSON type (type: 123), a type name JSON Schema does not have, a pattern
-// that is not a regular expression, a $ref that points nowhere.
-void check_schema(const Value& schema, const std::string& path);
+// a keyword of the wrong JSON type (type: 123), a pattern that is not a regular expression, a $ref
+// that points nowhere. With strict_types, also a type name JSON Schema does not have: response
+// formats are compiled into grammars by the backend, which refuses those. Tool schemas are shown to
+// the model as written, and tool-call formats (and vLLM's parsers) know the Python-style names
+// ("float", "dict") people use, so there only the JSON shape of `type` is checked.
+void check_schema(const Value& schema, const std::string& path, bool strict_types);
 
 // The first place `instance` breaks `schema` ("$.city: expected string, got number"), or nullopt.
 // `schema` must have passed check_schema.

@@ -156,7 +156,7 @@ void check_tools(const Value& tools, const Limits& lim) {
     const Value* params = fn->dict_obj().find("parameters");
     if (params && !params->is_none() && !params->is_dict())
       wrong_type(path + ".function.parameters", "an object (a JSON schema)", *params);
-    if (params && params->is_dict()) check_schema(*params, path + ".function.parameters");
+    if (params && params->is_dict()) check_schema(*params, path + ".function.parameters", /*strict_types=*/false);
   }
 }
 
@@ -268,7 +268,7 @@ ResponseFormat parse_response_format(const Value& req) {
   rf.schema = Value::dict();
   if (const Value* s = field(*js, "schema")) {
     if (!s->is_dict()) wrong_type("response_format.json_schema.schema", "an object (a JSON schema)", *s);
-    check_schema(*s, "response_format.json_schema.schema");
+    check_schema(*s, "response_format.json_schema.schema", /*strict_types=*/true);
     rf.schema = *s;
   }
   return rf;

@@ -338,6 +338,24 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
     if (r.status == 404) {
       e.message = "no route for " + q.method + " " + q.path;
       e.code = "not_found";
+    } else if (r.status == 400) {
+      // cpp-httplib could not read the request. Less body than announced: the client was silent
+      // for --read-timeout (or went away), a 408; otherwise the headers or the chunking were bad.
+      size_t announced = 0;
+      try {
+        if (q.has_header("Content-Length")) announced = std::stoull(q.get_header_value("Content-Length"));
+      } catch (const std::exception&) {
+      }
+      if (q.body.size() < announced) {
+        e.status = r.status = 408;
+        e.message = "the request body did not arrive within the read timeout (" +
+                    std::to_string(cfg.limits.client_read_timeout_s) + " s, --read-timeout)";
+        e.code = "request_timeout";
+      } else {
+        e.message = "the request could not be read (malformed headers or body)";
+        e.code = "malformed_request";
+      }
+      r.set_header("Connection", "close");
     } else if (r.status == 413) {
       e.message = "request body over the limit of " + std::to_string(cfg.limits.max_body_bytes) + " bytes";
       e.code = "request_too_large";
