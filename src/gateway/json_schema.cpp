@@ -1,5 +1,6 @@
 #include "gateway/json_schema.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <regex>
 #include <string_view>
@@ -12,7 +13,7 @@ namespace toolchat::gateway {
 namespace {
 
 constexpr size_t kMaxPattern = 1000;    // std::regex compiles recursively: keep patterns modest
-constexpr size_t kMaxRegexInput = 65536;  // ... and matches recursively over the input
+constexpr size_t kMaxRegexInput = 16384;  // longer strings are not matched against a pattern
 constexpr int kMaxDepth = 128;          // schema nesting / $ref chains
 
 const Value* get(const Value& d, std::string_view k) { return d.is_dict() ? d.dict_obj().find(k) : nullptr; }
@@ -38,23 +39,57 @@ bool known_type(const std::string& t) {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw bad_request(path, path + ": " + what); }
 
+// libstdc++'s __polynomial flag selects its breadth-first matcher: time linear in the input for a
+// given pattern, where the default backtracking one is exponential on patterns such as "^(a+)+$"
+// (a client's schema must not be able to hang a worker). It refuses backreferences.
+constexpr auto kRegexFlags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+
 std::optional<std::regex> compile(const std::string& pattern) {
   if (pattern.size() > kMaxPattern) return std::nullopt;
   try {
-    return std::regex(pattern, std::regex::ECMAScript);
+    return std::regex(pattern, kRegexFlags);
   } catch (const std::regex_error&) {
     return std::nullopt;
   }
 }
 
-const Value* resolve(const Value& root, const std::string& ref) {
-  if (ref == "#") return &root;
-  for (std::string_view prefix : {"#/$defs/", "#/definitions/"}) {
-    if (ref.rfind(prefix, 0) != 0) continue;
-    const Value* defs = get(root, prefix.substr(2, prefix.size() - 3));
-    return defs ? get(*defs, std::string_view(ref).substr(prefix.size())) : nullptr;
+// JSON Schema's pattern is a search; as a whole-input match of [\s\S]*(?:P)[\s\S]* it is one
+// linear pass of the breadth-first matcher (regex_search would restart it at every position).
+bool pattern_found(const std::string& pattern, const std::string& text) {
+  try {
+    std::regex re("[\\s\\S]*(?:" + pattern + ")[\\s\\S]*", kRegexFlags);
+    return std::regex_match(text, re);
+  } catch (const std::regex_error&) {
+    return true;  // checked by check_schema; a pattern std::regex cannot run decides nothing
   }
-  return nullptr;
+}
+
+// A reference inside the schema: "#" or a JSON pointer "#/a/b~1c" (~1 is '/', ~0 is '~', %XX
+// escapes decoded). Other documents are not fetched.
+const Value* resolve(const Value& root, const std::string& ref) {
+  if (ref.empty() || ref[0] != '#') return nullptr;
+  const Value* at = &root;
+  size_t i = 1;
+  while (i < ref.size()) {
+    if (ref[i] != '/') return nullptr;
+    size_t end = ref.find('/', i + 1);
+    std::string raw = ref.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1), seg;
+    for (size_t k = 0; k < raw.size(); ++k) {
+      if (raw[k] == '~' && k + 1 < raw.size() && (raw[k + 1] == '0' || raw[k + 1] == '1')) seg += raw[++k] == '0' ? '~' : '/';
+      else if (raw[k] == '%' && k + 2 < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[k + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(raw[k + 2]))) {
+        seg += static_cast<char>(std::stoi(raw.substr(k + 1, 2), nullptr, 16));
+        k += 2;
+      } else seg += raw[k];
+    }
+    if (at->is_dict()) at = at->dict_obj().find(seg);
+    else if (at->is_list() && !seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos && seg.size() < 10 &&
+             std::stoul(seg) < at->items().size()) at = &at->items()[std::stoul(seg)];
+    else return nullptr;
+    if (!at) return nullptr;
+    i = end == std::string::npos ? ref.size() : end;
+  }
+  return at;
 }
 
 void check(const Value& s, const std::string& path, const Value& root, int depth, bool strict) {
@@ -118,7 +153,7 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
       bad(sub(k), "expected a non-negative integer");
   if (const Value* r = get(s, "$ref")) {
     if (!r->is_str()) bad(sub("$ref"), std::string("expected a string, got ") + kind_of(*r));
-    if (!resolve(root, r->str())) bad(sub("$ref"), "'" + r->str() + "' points to no definition (only #, #/$defs/NAME and #/definitions/NAME are followed)");
+    if (!resolve(root, r->str())) bad(sub("$ref"), "'" + r->str() + "' points nowhere in this schema (references to other documents are not followed)");
   }
 }
 
@@ -133,7 +168,31 @@ bool type_matches(const Value& v, const std::string& t) {
   return false;
 }
 
-bool equal(const Value& a, const Value& b) { return json::dumps(a) == json::dumps(b); }
+// JSON equality: numbers by value (1 equals 1.0), objects whatever their key order.
+bool equal(const Value& a, const Value& b) {
+  if (is_num(a) && is_num(b)) {
+    if (a.is_int() && b.is_int()) return a.as_int() == b.as_int();
+    if (a.is_bigint() || b.is_bigint()) return json::dumps(a) == json::dumps(b) || a.to_double() == b.to_double();
+    return a.to_double() == b.to_double();
+  }
+  if (a.is_list() && b.is_list()) {
+    if (a.items().size() != b.items().size()) return false;
+    for (size_t i = 0; i < a.items().size(); ++i)
+      if (!equal(a.items()[i], b.items()[i])) return false;
+    return true;
+  }
+  if (a.is_dict() && b.is_dict()) {
+    if (a.dict_obj().entries.size() != b.dict_obj().entries.size()) return false;
+    for (const auto& [k, v] : a.dict_obj().entries) {
+      const Value* w = b.dict_obj().find(k.str());
+      if (!w || !equal(v, *w)) return false;
+    }
+    return true;
+  }
+  if (a.is_bool() || b.is_bool()) return a.is_bool() && b.is_bool() && a.as_bool() == b.as_bool();
+  if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
+  return a.is_str() && b.is_str() && a.str() == b.str();
+}
 
 std::optional<std::string> violation(const Value& v, const Value& s, const std::string& at, const Value& root, int depth) {
   if (depth > kMaxDepth) return at + ": schema nested too deeply to check";
@@ -166,7 +225,7 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
     if (const Value* m = get(s, "minLength"); m && m->is_int() && n < static_cast<size_t>(m->as_int())) return fail("shorter than minLength");
     if (const Value* m = get(s, "maxLength"); m && m->is_int() && n > static_cast<size_t>(m->as_int())) return fail("longer than maxLength");
     if (const Value* p = get(s, "pattern"); p && p->is_str() && v.str().size() <= kMaxRegexInput)
-      if (auto re = compile(p->str()); re && !std::regex_search(v.str(), *re)) return fail("does not match the pattern");
+      if (!pattern_found(p->str(), v.str())) return fail("does not match the pattern");
   }
   if (is_num(v) && !v.is_bool()) {
     double d = v.to_double();

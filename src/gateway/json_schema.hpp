@@ -5,9 +5,11 @@
 //
 // Checked keywords: type, enum, const, properties, required, additionalProperties, items,
 // prefixItems, minItems, maxItems, minLength, maxLength, minimum, maximum, exclusiveMinimum,
-// exclusiveMaximum, pattern (ECMAScript, as std::regex reads it), anyOf, oneOf, allOf, not, $ref
-// to "#/$defs/NAME" or "#/definitions/NAME". Other keywords (description, format, title, ...)
-// are annotations and pass, as in JSON Schema itself.
+// exclusiveMaximum, pattern (ECMAScript as std::regex reads it, without backreferences; strings
+// over 16 KiB are not matched), anyOf, oneOf, allOf, not, $ref to a JSON pointer inside the schema
+// ("#", "#/$defs/NAME", "#/definitions/NAME", ...; $ref's siblings apply as in 2019-09 and later).
+// Other keywords (description, format, title, ...) pass, as annotations do in JSON Schema itself.
+// Checked against the official JSON-Schema-Test-Suite (tests/unit/test_gateway_openai_rules.cpp).
 #pragma once
 
 #include <optional>

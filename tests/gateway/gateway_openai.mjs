@@ -571,9 +571,15 @@ if (args.example) {
   check(trunc.calls.length === 0 && trunc.warnings?.[0]?.kind === 'truncated_call', 'parser warning on the message (toolchat_warnings)', trunc);
   const truncS = await streamed(c, ask('truncated_call'));
   check(truncS.warnings?.[0]?.kind === 'truncated_call', 'parser warning in the stream\'s finish chunk', truncS);
+  // A line is written once its answer is complete, just after the client got the last byte: wait
+  // (at most 10 s) for the stream's line to show up.
+  const streamLine = / chatcmpl-\w+ POST \/v1\/chat\/completions 200 [\d.]+s model=qwen2\.5 stream=1 prompt_tokens=\d+ completion_tokens=\d+ finish=stop warnings=truncated_call$/m;
+  for (let i = 0; i < 100 && !streamLine.test(gwL.log()); i++) await new Promise((res) => setTimeout(res, 100));
   const textLines = gwL.log().split('\n').filter((l) => l.includes(' POST /v1/chat/completions '));
   check(textLines.some((l) => / chatcmpl-\w+ POST \/v1\/chat\/completions 200 [\d.]+s model=qwen2\.5 stream=0 prompt_tokens=\d+ completion_tokens=\d+ finish=stop warnings=truncated_call$/.test(l)),
     'access log (text): the warning in the request\'s line', textLines.slice(-4));
+  check(textLines.some((l) => streamLine.test(l)),
+    'access log (text): a stream\'s line, written once it ended, with its tokens', textLines.slice(-4));
 
   // --quiet: no access log; --log-prompts: the rendered prompt and the raw output.
   const gwQ = await gateway(beUrl, 'llamacpp', ['--quiet', '--log-prompts']);
