@@ -146,8 +146,8 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
             t_log.finish_reason = whole->finish_reason;
             t_log.warnings = warning_names(w.warnings());
           } else {
-            // drain returns once the job has ended: everything it wrote to summary is visible.
             job->drain([&](const std::string& e) { return write(e); });
+            job->wait_done();  // what the job wrote to summary is visible from here on
             t_log.prompt_tokens = summary->prompt_tokens;
             t_log.completion_tokens = summary->completion_tokens;
             t_log.finish_reason = summary->finish_reason;
