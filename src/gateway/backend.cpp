@@ -96,7 +96,9 @@ class HttpBackend final : public Backend {
       case BackendKind::OpenAI: path += path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0 ? "/models" : "/v1/models"; break;
       default: path += "/api/version"; break;
     }
-    auto res = cli.Get(path);
+    httplib::Headers headers;
+    if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
+    auto res = cli.Get(path, headers);
     if (!res) return "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(res.error()) + ")";
     // 404 and the like: a server without that route is still up; auth failures and 5xx are not.
     if (res->status == 401 || res->status == 403 || res->status >= 500)

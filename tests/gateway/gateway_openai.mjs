@@ -566,6 +566,20 @@ if (args.example) {
     'access log (json): one line per request with id, status, latency, tokens', jsonLines.slice(-3));
   check(jsonLines.some((l) => JSON.parse(l).status === 401), 'access log (json): refused requests are logged too', jsonLines);
 
+  // A backend that needs a key: --backend-api-key on generation and on /health's probe.
+  const beKeyed = await start(args.backend, ['--scripts', `${root}/tests/gateway/scripts.json`, '--port', '0', '--require-key', 'bk2']);
+  for (const kind of ['llamacpp', 'openai']) {
+    const url = `http://127.0.0.1:${beKeyed.port}${kind === 'openai' ? '/v1' : ''}`;
+    const withKey = await gateway(url, kind, ['--backend-api-key', 'bk2']);
+    const withoutKey = await gateway(url, kind);
+    check((await get(withKey.port, '/health')).status === 200, `${kind}: /health probes the backend with --backend-api-key`);
+    check((await whole(client(withKey.port), plainAsk('plain'))).content === scripts.plain.text, `${kind}: generation with --backend-api-key`);
+    const hk = await get(withoutKey.port, '/health');
+    const hkj = await hk.json();
+    check(hk.status === 503 && /HTTP 401/.test(hkj.reason), `${kind}: /health 503 when the backend refuses the key`, [hk.status, hkj]);
+    await expectError(`${kind}: a backend refusing the key`, client(withoutKey.port).chat.completions.create(plainAsk('plain')), 502, 'backend_auth_failed');
+  }
+
   // The text access log, parser warnings in it and on the message.
   const trunc = await whole(c, ask('truncated_call'));
   check(trunc.calls.length === 0 && trunc.warnings?.[0]?.kind === 'truncated_call', 'parser warning on the message (toolchat_warnings)', trunc);

@@ -13,7 +13,7 @@
 //   "retry_after": Retry-After header sent with "status"}.
 // GET /_last returns the last request body; GET /_last_auth its Authorization header; GET /_stats
 // {"requests", "cancelled"}; GET /health {"status": "ok"}. With --tls-cert FILE --tls-key FILE it
-// serves https.
+// serves https; with --require-key KEY every route but /_* answers 401 without "Bearer KEY".
 #include <httplib.h>
 #include <signal.h>
 
@@ -201,7 +201,7 @@ void handle(Kind kind, const httplib::Request& req, httplib::Response& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scripts, host = "127.0.0.1", tls_cert, tls_key;
+  std::string scripts, host = "127.0.0.1", tls_cert, tls_key, require_key;
   int port = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
     else if (a == "--port") port = std::atoi(argv[i + 1]);
     else if (a == "--tls-cert") tls_cert = argv[i + 1];
     else if (a == "--tls-key") tls_key = argv[i + 1];
+    else if (a == "--require-key") require_key = argv[i + 1];
     else {
       std::fprintf(stderr, "scripted_backend: unknown option %s\n", a.c_str());
       return 2;
@@ -229,6 +230,14 @@ int main(int argc, char** argv) {
   svr.new_task_queue = [] { return new httplib::ThreadPool(320); };
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(100000);
+  if (!require_key.empty())
+    svr.set_pre_routing_handler([require_key](const httplib::Request& q, httplib::Response& r) {
+      if (q.path.rfind("/_", 0) == 0 || q.get_header_value("Authorization") == "Bearer " + require_key)
+        return httplib::Server::HandlerResponse::Unhandled;
+      r.status = 401;
+      r.set_content("{\"error\":\"Invalid API Key\"}", "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    });
   svr.Post("/completion", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::LlamaCpp, q, r); });
   svr.Post("/v1/completions", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::OpenAI, q, r); });
   svr.Post("/api/generate", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::OllamaGenerate, q, r); });
