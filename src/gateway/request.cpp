@@ -356,6 +356,7 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
       if (!iu->is_bool()) wrong_type("stream_options.include_usage", "a boolean", *iu);
       r.include_usage = iu->as_bool();
     }
+    if (!r.stream) throw bad_request("stream_options", "stream_options: only allowed when stream is true");
   }
   r.stop = parse_stop(req, lim);
   r.max_tokens = get_int(req, "max_tokens", 1);

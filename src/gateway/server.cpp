@@ -234,13 +234,6 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
   HttpServer svr;
   int threads = cfg.threads > 0 ? cfg.threads : 8;
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  // cpp-httplib's default socket options include SO_REUSEPORT, which lets a second server bind the
-  // same port and take half its connections. SO_REUSEADDR alone allows a restart over TIME_WAIT
-  // connections but never two listeners.
-  svr.set_socket_options([](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(100000);
   svr.set_keep_alive_timeout(30);

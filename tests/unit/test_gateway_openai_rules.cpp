@@ -89,6 +89,7 @@ TEST(GatewayOpenAIRules, RefusedWithTheJsonPath) {
       {user_and(R"("logit_bias": {"50256": -100})"), "logit_bias", "unsupported_parameter"},
       {user_and(R"("modalities": ["text", "audio"])"), "modalities", "unsupported_parameter"},
       {user_and(R"("functions": [{"name": "f"}])"), "functions", "unsupported_parameter"},
+      {user_and(R"("stream_options": {"include_usage": true})"), "stream_options", ""},
       // response_format
       {user_and(R"("response_format": {"type": "xml"})"), "response_format.type", ""},
       {user_and(R"("response_format": {"type": "json_schema"})"), "response_format.json_schema", ""},
