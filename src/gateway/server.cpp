@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -358,20 +359,23 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
       e.message = "no route for " + q.method + " " + q.path;
       e.code = "not_found";
     } else if (r.status == 400) {
-      // cpp-httplib could not read the request. Less body than announced: the client was silent
-      // for --read-timeout (or went away), a 408; otherwise the headers or the chunking were bad.
+      // cpp-httplib could not read the request. Headers unread (routing never started: cpp-httplib
+      // fails them only when a read times out, the client left, or a line is over 8 KiB) or less
+      // body than announced: the client was silent for --read-timeout, a 408. Otherwise the body's
+      // chunked encoding was bad.
       size_t announced = 0;
       try {
         if (q.has_header("Content-Length")) announced = std::stoull(q.get_header_value("Content-Length"));
       } catch (const std::exception&) {
       }
-      if (q.body.size() < announced) {
+      if (t_log.method.empty() || q.body.size() < announced) {
         e.status = r.status = 408;
-        e.message = "the request body did not arrive within the read timeout (" +
-                    std::to_string(cfg.limits.client_read_timeout_s) + " s, --read-timeout)";
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%g", cfg.limits.client_read_timeout_s);
+        e.message = std::string("the request did not arrive within the read timeout (") + secs + " s, --read-timeout)";
         e.code = "request_timeout";
       } else {
-        e.message = "the request could not be read (malformed headers or body)";
+        e.message = "the request body could not be read (malformed chunked encoding)";
         e.code = "malformed_request";
       }
       r.set_header("Connection", "close");

@@ -614,8 +614,9 @@ if (args.example) {
   check(g405.status === 405 && g405.j?.error?.code === 'method_not_allowed', 'GET on a POST route: 405', g405);
   const p405 = await raw(gwL.port, '{}', { path: '/v1/models' });
   check(p405.status === 405, 'POST on a GET route: 405', p405);
-  const closed = await new Promise((resolve) => {
-    const sock = connect(gwX.port, '127.0.0.1', () => sock.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"mess'));
+  // A client that sends part of its request and goes silent: 408 (or the connection closed).
+  const slowClient = (text) => new Promise((resolve) => {
+    const sock = connect(gwX.port, '127.0.0.1', () => sock.write(text));
     let got = '';
     const t = setTimeout(() => { sock.destroy(); resolve({ closed: false, got }); }, 15_000);
     const done = (closed) => { clearTimeout(t); sock.destroy(); resolve({ closed, got }); };
@@ -623,8 +624,11 @@ if (args.example) {
     sock.on('close', () => done(true));
     sock.on('error', () => {});
   });
-  check((closed.closed && closed.got === '') || (/^HTTP\/1\.1 408 /.test(closed.got) && /"code":"request_timeout"/.test(closed.got)),
-    'a client slower than --read-timeout: 408 (or closed)', closed);
+  const timedOut = (r) => (r.closed && r.got === '') || (/^HTTP\/1\.1 408 /.test(r.got) && /"code":"request_timeout"/.test(r.got));
+  const slowBody = await slowClient('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"mess');
+  check(timedOut(slowBody), 'a client slower than --read-timeout with its body: 408 (or closed)', slowBody);
+  const slowHeaders = await slowClient('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n');
+  check(timedOut(slowHeaders), 'a client slower than --read-timeout with its headers: 408 (or closed)', slowHeaders);
 
   // Backend 503: stays 503 with Retry-After (the backend's, or ours); backend errors are server_error.
   const busy = await fetch(`http://127.0.0.1:${gwL.port}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(plainAsk('busy')), headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(10_000) });
