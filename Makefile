@@ -30,7 +30,8 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import jinja2' 2
 DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev \
                 python3 python3-jinja2 nodejs npm valgrind \
-                pkg-config libcpp-httplib-dev wrk ccache libcli11-dev
+                pkg-config libcpp-httplib-dev wrk ccache libcli11-dev openssl \
+                json-schema-test-suite
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 

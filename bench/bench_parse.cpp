@@ -1,4 +1,4 @@
-// Streaming parse throughput of every registered dialect (design.md §3.2: linear cost). For each
+// Streaming parse throughput of every registered dialect (docs/design.md §3.2: linear cost). For each
 // dialect, the first fixture case with two or more tool calls (else the first with one) is repeated,
 // with its text, into a ~1 MiB model output and into one 10 times longer; both are fed in 4-byte
 // chunks, as a server relays tokens. After the runs a table gives MB/s at 1 MiB and the cost ratio

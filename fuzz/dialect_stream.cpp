@@ -2,7 +2,7 @@
 // added there is fuzzed too. Input: "<dialect name or alias>\n" <seed byte> <model output>; an
 // unknown name picks a dialect by hash. The seed byte chooses reasoning_open (bit 0), a tools
 // list (bit 1) and the chunking. Checked: parsers never throw; the whole-string parse and the
-// chunked parse give the same events once adjacent deltas are merged (design.md §3.2); every
+// chunked parse give the same events once adjacent deltas are merged (docs/design.md §3.2); every
 // event has a JSON form and the collected message dumps.
 #include <cstddef>
 #include <cstdint>

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/app.hpp"
 #include "gateway/server.hpp"
@@ -28,6 +29,9 @@ namespace {
 struct ServeArgs {
   gateway::Config cfg;
   std::string backend_kind = "llamacpp";
+  std::vector<std::string> model_names;  // the first is listed, the others are aliases
+  std::string log_format = "text";
+  bool quiet = false;
 };
 
 // Every flag of `toolchat serve`, bound to the gateway's Config: new settings are one line here.
@@ -45,7 +49,9 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
   app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));
   app.add_option("--dialect", c.dialect, "the tool-call dialect (default: detected from the template)");
   app.add_flag("--inject", c.inject, "always show tools through the dialect's tool prompt");
-  app.add_option("--model-name", c.model_name, "the model id /v1/models lists (default: the path's last part)");
+  app.add_option("--model-name", a.model_names,
+                 "the model id /v1/models lists (default: the path's last part); repeat it for aliases")
+      ->take_all();
   app.add_option("--backend-model", c.backend_model, "\"model\" sent to OpenAI/Ollama backends (default: --model-name)");
   app.add_option("--threads", c.threads, "HTTP worker threads (one per open connection)")->check(CLI::Range(1, 100000));
   app.add_option("--max-body-bytes", L.max_body_bytes, "request body limit (larger: 413)")->check(CLI::PositiveNumber);
@@ -59,6 +65,18 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
       ->check(CLI::PositiveNumber);
   app.add_option("--connect-timeout", L.backend_connect_timeout_s, "seconds to connect to the backend (then 502)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--read-timeout", L.client_read_timeout_s, "seconds a client may stay silent while sending its request (then 408)")
+      ->check(CLI::PositiveNumber);
+  // Operations and security.
+  app.add_option("--api-key", c.api_key, "require \"Authorization: Bearer KEY\" on every route but /live");
+  app.add_option("--backend-api-key", c.backend_api_key, "sent to the backend as \"Authorization: Bearer KEY\"");
+  app.add_option("--backend-ca", c.backend_ca_file, "CA bundle to verify an https:// backend with (default: the system's)");
+  app.add_option("--cors", c.cors_origin, "answer browsers from this origin with CORS headers (\"*\": any)");
+  app.add_option("--retry-after", c.retry_after_s, "Retry-After seconds of a 503 when the backend sent none")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--log-format", a.log_format, "access log lines as text or JSON")->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--quiet", a.quiet, "no access log");
+  app.add_flag("--log-prompts", c.log_prompts, "log each rendered prompt and the raw model output (debugging)");
 }
 
 // SIGINT/SIGTERM blocked in every thread (threads inherit the mask) and taken by one thread with
@@ -139,6 +157,16 @@ std::string backend_unreachable(const std::string& url, double timeout_s) {
 int run_serve(ServeArgs& a) {
   gateway::Config& cfg = a.cfg;
   cfg.backend_kind = gateway::backend_kind_from_name(a.backend_kind);
+  if (!a.model_names.empty()) {
+    cfg.model_name = a.model_names.front();
+    cfg.model_aliases.assign(a.model_names.begin() + 1, a.model_names.end());
+  }
+  cfg.log_format = a.log_format == "json" ? gateway::LogFormat::Json : gateway::LogFormat::Text;
+  cfg.access_log = !a.quiet;
+  cfg.log = [](const std::string& line) {
+    std::string l = line + "\n";
+    std::fwrite(l.data(), 1, l.size(), stderr);  // one write per line: lines of threads never interleave
+  };
   if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && !cfg.dialect.empty()))
     throw UsageError("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
   gateway::ServeStop stop;
@@ -162,7 +190,7 @@ Verb add_serve(CLI::App& root) {
   CLI::App* app = root.add_subcommand("serve", "OpenAI-compatible gateway in front of a completion backend");
   add_serve_options(*app, *a);
   app->footer(
-      "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n"
+      "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models[/ID], /health, /live, /metrics.\n"
       "Tool calls are rendered into the prompt with the model's chat template and parsed out of the\n"
       "backend's completion with the template's dialect. SIGINT or SIGTERM stops it."
       "\n\n"

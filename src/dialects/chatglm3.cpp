@@ -1,4 +1,4 @@
-// ChatGLM3-6B (dialects.md §4.1): <|assistant|> segments (glm_segments.hpp) whose metadata line is
+// ChatGLM3-6B (docs/dialects.md §4.1): <|assistant|> segments (glm_segments.hpp) whose metadata line is
 // the tool name and whose body is a python code block holding tool_call(k=v, …), read with a safe
 // Python-literal kwargs reader (ChatGLM3 itself uses eval). Metadata "interpreter" is a code
 // interpreter call whose body is the code ({"code": …}). A named segment whose body is not a code

@@ -1,4 +1,4 @@
-// Cohere Command R7B / Command A (dialects.md §7.3; llama.cpp common_chat_parse_command_r7b and its
+// Cohere Command R7B / Command A (docs/dialects.md §7.3; llama.cpp common_chat_parse_command_r7b and its
 // tests; the c4ai-command-r7b template):
 //   <|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[
 //       {"tool_call_id": "0", "tool_name": "NAME", "parameters": {…}}

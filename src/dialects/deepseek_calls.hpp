@@ -1,4 +1,4 @@
-// The <｜tool▁calls▁begin｜> block shared by DeepSeek V3/R1 (dialects.md §2.1) and V3.1 (§2.2):
+// The <｜tool▁calls▁begin｜> block shared by DeepSeek V3/R1 (docs/dialects.md §2.1) and V3.1 (§2.2):
 //   V3:   <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>
 //   V3.1: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>
 // inside <｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>, with the distill marker variants llama.cpp

@@ -1,4 +1,4 @@
-// The injected DeepSeek-R1 style for models without working native tools (issue 4): tools listed as
+// The injected DeepSeek-R1 style (docs/dialects.md §2.4) for models without working native tools: tools listed as
 // JSON inside <available_tools>…</available_tools>, each call written as
 // <tool_code>{"name": N, "arguments": {…}}</tool_code>; <think> reasoning first (R1 distills open
 // inside it: ParseOptions::reasoning_open).

@@ -1,4 +1,4 @@
-// DeepSeek V3 / V3-0324 / R1 / R1-0528 (dialects.md §2.1):
+// DeepSeek V3 / V3-0324 / R1 / R1-0528 (docs/dialects.md §2.1):
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>
 //   (\n<｜tool▁call▁begin｜>…)*<｜tool▁calls▁end｜>
 // The parser (deepseek_calls.cpp) is shared with V3.1; this file holds what is V3's own: the

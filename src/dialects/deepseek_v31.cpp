@@ -1,4 +1,4 @@
-// DeepSeek V3.1 / V3.1-Terminus (dialects.md §2.2), and the V3.1-shaped templates vLLM ships for
+// DeepSeek V3.1 / V3.1-Terminus (docs/dialects.md §2.2), and the V3.1-shaped templates vLLM ships for
 // V3.2 (tool_chat_template_deepseekv32.jinja writes the same calls):
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>(<｜tool▁call▁begin｜>…)*<｜tool▁calls▁end｜>
 // Calls are chained with no separator; reasoning is <think>…</think> (thinking mode: the prompt

@@ -1,4 +1,4 @@
-// DeepSeek V3.2 DSML (dialects.md §2.3; DeepSeek's encoding_dsv32.py, SGLang DeepSeekV32Detector):
+// DeepSeek V3.2 DSML (docs/dialects.md §2.3; DeepSeek's encoding_dsv32.py, SGLang DeepSeekV32Detector):
 //   \n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="N">\n
 //   <｜DSML｜parameter name="k" string="true">raw text</｜DSML｜parameter>\n
 //   <｜DSML｜parameter name="n" string="false">JSON</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>

@@ -1,4 +1,4 @@
-// The dialect interface (design.md §3.2): one model family's tool-call wire format.
+// The dialect interface (docs/design.md §3.2): one model family's tool-call wire format.
 //
 // A Dialect is plain data (name, aliases, function pointers); the registry (registry.cpp + list.def)
 // holds one per family. Parsing is incremental: a StreamParser gets the model output in chunks

@@ -1,4 +1,4 @@
-// Fireworks Firefunction v2 (dialects.md §7.2; llama.cpp common_chat_parse_firefunction_v2 and its
+// Fireworks Firefunction v2 (docs/dialects.md §7.2; llama.cpp common_chat_parse_firefunction_v2 and its
 // tests): text, then ` functools[{"name": N, "arguments": {…}}, …]` (leading space, no closing
 // marker); parallel calls are more array elements. The template's system text tells the model the
 // format; tools reach it through the `functions` context variable (tool_prompt gives the same text).

@@ -1,4 +1,4 @@
-// MeetKai Functionary v3.1 on Llama 3.1 (dialects.md §7.1; llama.cpp
+// MeetKai Functionary v3.1 on Llama 3.1 (docs/dialects.md §7.1; llama.cpp
 // common_chat_parse_functionary_v3_1_llama_3_1 and its tests), and vLLM's Llama 3.1 "user-defined
 // tool call" template, which writes the same calls:
 //   <function=NAME>{…}</function>       (parallel calls are concatenated; text may come before)

@@ -1,4 +1,4 @@
-// MeetKai Functionary v3.2 (dialects.md §7.1; llama.cpp common_chat_parse_functionary_v3_2 and its
+// MeetKai Functionary v3.2 (docs/dialects.md §7.1; llama.cpp common_chat_parse_functionary_v3_2 and its
 // tests). The generation prompt ends with ">>>", so the output starts with a recipient line:
 //   all\nTEXT            content (to the next ">>>")
 //   NAME\n{…}            a call with JSON arguments

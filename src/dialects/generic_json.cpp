@@ -1,4 +1,4 @@
-// llama.cpp's "Generic" format for templates with no native one (dialects.md §9): the whole reply is
+// llama.cpp's "Generic" format for templates with no native one (docs/dialects.md §9): the whole reply is
 // one JSON object, {"tool_calls": [{"name", "arguments", "id"?}, …]}, {"tool_call": {…}} or
 // {"response": …} (a string is content as is; other JSON is dumped with indent 2). Text that is not
 // such an object is content. An optional <think> block may come first.

@@ -1,4 +1,4 @@
-// GLM-4-9B-chat and GLM-4-0414 / GLM-Z1 (dialects.md §4.2): <|assistant|> segments
+// GLM-4-9B-chat and GLM-4-0414 / GLM-Z1 (docs/dialects.md §4.2): <|assistant|> segments
 // (glm_segments.hpp) whose metadata line is the tool name and whose body is the JSON arguments:
 // "get_weather\n{\"city\": \"Beijing\"}". A named segment whose body does not start with '{' is text;
 // when the request's tools are known, only their names start a call (otherwise a one-word first line

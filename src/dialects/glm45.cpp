@@ -1,4 +1,4 @@
-// GLM-4.5 / 4.6 / 4.7 (dialects.md §4.3):
+// GLM-4.5 / 4.6 / 4.7 (docs/dialects.md §4.3):
 //   <tool_call>NAME\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>
 // (4.7 without the newlines; spaces or the two characters "\n" seen instead of newlines), one call
 // per block, blocks repeated for parallel calls. Values are text trimmed of surrounding whitespace

@@ -1,4 +1,4 @@
-// Shared by ChatGLM3 (chatglm3.cpp) and GLM-4 (glm4.cpp), dialects.md §4.1-4.2: the output is a
+// Shared by ChatGLM3 (chatglm3.cpp) and GLM-4 (glm4.cpp), docs/dialects.md §4.1-4.2: the output is a
 // series of segments separated by <|assistant|> (the first follows the prompt's own <|assistant|>);
 // each segment's first line is its metadata. Empty metadata: a text segment (content; surrounding
 // whitespace dropped, as ChatGLM's process_response strips it). A tool name: a call, whose body the

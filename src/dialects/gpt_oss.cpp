@@ -1,4 +1,4 @@
-// OpenAI gpt-oss, Harmony format (dialects.md §7.8). The output is a run of messages, each
+// OpenAI gpt-oss, Harmony format (docs/dialects.md §7.8). The output is a run of messages, each
 //   [<|start|>assistant][ to=RECIPIENT]<|channel|>CHANNEL[ to=RECIPIENT][ <|constrain|>json]<|message|>BODY
 // ended by <|end|>, <|call|> or <|return|> (the last two are stop tokens a server usually strips).
 // The analysis channel is reasoning, final is content, commentary without a recipient is a

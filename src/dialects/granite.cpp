@@ -1,4 +1,4 @@
-// IBM Granite (dialects.md §7.4): 3.x `<|tool_call|>[{"name", "arguments"}, …]` (no closing marker;
+// IBM Granite (docs/dialects.md §7.4): 3.x `<|tool_call|>[{"name", "arguments"}, …]` (no closing marker;
 // vLLM also strips a plain `<tool_call>` before the list), 4.x Hermes-style
 // `<tool_call>{…}</tool_call>`, and granite-20b-functioncalling `<function_call> {…}` (repeated for
 // parallel calls). Reasoning: 3.3 `<think>…</think><response>…</response>` (the response tags are

@@ -1,5 +1,5 @@
 // Hermes 2 Pro / Hermes 3 / Qwen2.5 / QwQ / Qwen3: <tool_call>\n{"name": N, "arguments": {…}}\n</tool_call>,
-// repeated for parallel calls; <think>…</think> reasoning, forced open for QwQ (dialects.md §3.1).
+// repeated for parallel calls; <think>…</think> reasoning, forced open for QwQ (docs/dialects.md §3.1).
 // <function_call>…</function_call> (a near-miss wrapper models emit) is accepted too.
 #include "dialects/gbnf.hpp"
 #include "dialects/tagged_json.hpp"

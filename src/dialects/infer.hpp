@@ -1,4 +1,4 @@
-// A dialect inferred at run time from a template that no registered family claims (design.md §3.2).
+// A dialect inferred at run time from a template that no registered family claims (docs/design.md §3.2).
 // Probe conversations are rendered with needle names and arguments (template_probe.hpp): one call,
 // two calls, and a plain answer. Where the needles land gives how a call is encoded, and diffing the
 // renders gives the text around the calls:

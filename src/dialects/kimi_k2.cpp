@@ -1,4 +1,4 @@
-// Moonshot Kimi K2 / K2-Instruct / K2-Thinking (dialects.md §7.6; SGLang KimiK2Detector, llama.cpp
+// Moonshot Kimi K2 / K2-Instruct / K2-Thinking (docs/dialects.md §7.6; SGLang KimiK2Detector, llama.cpp
 // Kimi-K2-Thinking tests):
 //   <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>
 //   (<|tool_call_begin|>…)*<|tool_calls_section_end|>

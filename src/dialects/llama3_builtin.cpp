@@ -1,4 +1,4 @@
-// Llama 3.1/3.3 with builtin tools (dialects.md §5.1): the JSON calls of llama3_json plus, after
+// Llama 3.1/3.3 with builtin tools (docs/dialects.md §5.1): the JSON calls of llama3_json plus, after
 // <|python_tag|> (also after some text, as llama.cpp accepts), `brave_search.call(query="…")`,
 // `wolfram_alpha.call(query="…")` or raw Python code for code_interpreter ({"code": …}), ended by
 // <|eom_id|>. Claims the templates that render builtin tools; llama3_json stays available by name.

@@ -1,4 +1,4 @@
-// Llama 3.1/3.2/3.3 JSON calls (dialects.md §5.1): {"name": N, "parameters": {…}} as the whole output
+// Llama 3.1/3.2/3.3 JSON calls (docs/dialects.md §5.1): {"name": N, "parameters": {…}} as the whole output
 // (parser in llama3_parser.cpp). Templates that render builtin tools (<|python_tag|>NAME.call(…)) are
 // claimed by llama3_builtin, whose parser accepts everything this one does.
 #include "dialects/gbnf.hpp"

@@ -1,4 +1,4 @@
-// The Llama 3.x parser shared by llama3_json and llama3_builtin (dialects.md §5.1): the whole output
+// The Llama 3.x parser shared by llama3_json and llama3_builtin (docs/dialects.md §5.1): the whole output
 // is {"name": N, "parameters": {…}} (optionally after <|python_tag|>; "arguments" and
 // {"type": "function", …} are accepted), recognised only at the start since it has no opening
 // marker; several objects separated by ';' (SGLang's convention), concatenated, or in a JSON array

@@ -1,4 +1,4 @@
-// LLaMA-Factory's "default" tool format (tool_utils.py DefaultToolUtils, dialects.md §8):
+// LLaMA-Factory's "default" tool format (tool_utils.py DefaultToolUtils, docs/dialects.md §8):
 // "Action: NAME\nAction Input: {json}", several pairs joined by "\n". Unlike ReAct the input must be
 // JSON (free text is a malformed call, kept as content) and Thought/Observation are plain text.
 // Scanner shared with react.cpp (react_scan.cpp).

@@ -1,4 +1,4 @@
-// MiniMax-M2 and M1 (dialects.md §7.7):
+// MiniMax-M2 and M1 (docs/dialects.md §7.7):
 //   M2: <minimax:tool_call>\n<invoke name="N">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>
 //       (several <invoke> per block; values trimmed and typed by the tool schema, "null" is null)
 //   M1: <tool_calls>\n{"name": "N", "arguments": {…}}\n…\n</tool_calls> (one JSON object per line)

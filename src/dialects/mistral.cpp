@@ -1,4 +1,4 @@
-// Mistral (dialects.md §6): v3/v7 `[TOOL_CALLS][{"name", "arguments", "id"}, …]` (a space after the
+// Mistral (docs/dialects.md §6): v3/v7 `[TOOL_CALLS][{"name", "arguments", "id"}, …]` (a space after the
 // marker allowed), v11 `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}`, v13 `[TOOL_CALLS]NAME[ARGS]{…}` (and
 // `[TOOL_CALLS]NAME{…}` when the markers were decoded away), parallel calls by repeating the prefix;
 // [THINK]…[/THINK] reasoning (Magistral). Ids are kept; missing ones are generated with 9 alphanumerics.

@@ -1,4 +1,4 @@
-// Microsoft Phi-4-mini (dialects.md §7.5): `functools[{"name", "arguments"|"parameters"}, …]` (vLLM
+// Microsoft Phi-4-mini (docs/dialects.md §7.5): `functools[{"name", "arguments"|"parameters"}, …]` (vLLM
 // phi4_mini_json; the vLLM template's system text asks for it) and Ollama's
 // `<|tool_call|>[…]<|/tool_call|>`; <|end|> ends the turn; <think>…</think> for the reasoning
 // variants. Unlike vLLM's lazy `functools\[(.*?)\]` regex, the list is scanned as JSON, so nested

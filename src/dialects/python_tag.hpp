@@ -1,4 +1,4 @@
-// What follows <|python_tag|> in the Llama 3.1 family (dialects.md §5.1, §7.1): a builtin tool call
+// What follows <|python_tag|> in the Llama 3.1 family (docs/dialects.md §5.1, §7.1): a builtin tool call
 // `NAME.call(key=VALUE, …)` (brave_search, wolfram_alpha, code_interpreter, …; values are JSON, or
 // Python literals: 'single-quoted' strings, True/False/None), or raw Python code, which becomes a
 // call of `raw_code_tool` with {"code": CODE}. Raw code runs to <|eom_id|> / <|eot_id|> or the end

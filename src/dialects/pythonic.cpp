@@ -1,4 +1,4 @@
-// Pythonic calls (dialects.md §5.2): Llama 3.2 (pythonic prompt), Llama 4, ToolACE, prompted Gemma,
+// Pythonic calls (docs/dialects.md §5.2): Llama 3.2 (pythonic prompt), Llama 4, ToolACE, prompted Gemma,
 // Olmo 3, LFM2:
 //   [get_weather(city='San Francisco', metric="celsius"), search(q="x", limit=3)]
 // keyword arguments only, values Python literals (True/False/None, JSON's true/false/null too)

@@ -1,4 +1,4 @@
-// Qwen3-Coder / Qwen3.5 / Step-3.5 (dialects.md §3.2):
+// Qwen3-Coder / Qwen3.5 / Step-3.5 (docs/dialects.md §3.2):
 //   <tool_call>\n<function=NAME>\n<parameter=k>\nvalue\n</parameter>\n</function>\n</tool_call>
 // values are text typed by the tool schema (one '\n' trimmed each side; "null" is null), several
 // <function=…> blocks may share one <tool_call>, and a bare <function=…> without <tool_call> is a

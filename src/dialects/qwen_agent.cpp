@@ -1,4 +1,4 @@
-// Qwen-Agent ✿FUNCTION✿ dialect (dialects.md §3.3):
+// Qwen-Agent ✿FUNCTION✿ dialect (docs/dialects.md §3.3):
 //   [text\n]✿FUNCTION✿: NAME\n✿ARGS✿: {json}
 // repeated for parallel calls (several ✿ARGS✿: under one ✿FUNCTION✿: are several calls of that
 // tool); the stop words ✿RESULT✿ / ✿RETURN✿ end the turn, so a model that writes them has started

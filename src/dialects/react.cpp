@@ -1,4 +1,4 @@
-// Qwen1 / LangChain ReAct (dialects.md §3.4): "Thought: …\nAction: NAME\nAction Input: ARGS", stopped
+// Qwen1 / LangChain ReAct (docs/dialects.md §3.4): "Thought: …\nAction: NAME\nAction Input: ARGS", stopped
 // by the stop word "Observation:"; "Final Answer: …" ends the loop. Thought goes to reasoning, the
 // final answer (and any unlabelled text) to content. Action Input is JSON or free text; free text
 // becomes {FIRST_PARAM: text} (LangChain's handling of a string tool input; "input" when the tool is

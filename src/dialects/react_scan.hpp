@@ -1,5 +1,5 @@
 // The labelled-line scanner shared by Qwen1 / LangChain ReAct (react.cpp) and LLaMA-Factory's
-// default tool format (llamafactory_default.cpp), dialects.md §3.4 and §8:
+// default tool format (llamafactory_default.cpp), docs/dialects.md §3.4 and §8:
 //
 //   Thought: …            -> reasoning (ReAct only)
 //   Action: NAME          -> a call; its arguments follow

@@ -1,6 +1,6 @@
 // Which dialect reads a template's tool calls: the best-scoring registered family, else one inferred
-// from the template (infer.hpp), else the generic_json fallback (design.md §3.2). Also the reports
-// of `toolchat detect` and `toolchat check` (design.md §3.3), kept here so the CLI only parses
+// from the template (infer.hpp), else the generic_json fallback (docs/design.md §3.2). Also the reports
+// of `toolchat detect` and `toolchat check` (docs/design.md §3.3), kept here so the CLI only parses
 // arguments.
 #pragma once
 

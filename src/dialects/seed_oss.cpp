@@ -1,4 +1,4 @@
-// ByteDance Seed-OSS (dialects.md §3.2, vLLM seed_oss parser):
+// ByteDance Seed-OSS (docs/dialects.md §3.2, vLLM seed_oss parser):
 //   <seed:tool_call>\n<function=NAME>\n<parameter=k>v</parameter>\n</function>\n</seed:tool_call>
 // the Qwen3-Coder layout under seed: tags, values typed by the tool schema the same way; reasoning in
 // <seed:think>…</seed:think> (budget notes <seed:cot_budget_reflect>… stay in the reasoning text).

@@ -1,4 +1,4 @@
-// TeleChat2 (Tele-AI; dialects.md §7.10): Hermes-style `<tool_call>\n{"name", "arguments"}\n</tool_call>`
+// TeleChat2 (Tele-AI; docs/dialects.md §7.10): Hermes-style `<tool_call>\n{"name", "arguments"}\n</tool_call>`
 // blocks, several joined by "\n", inside the `<_bot>` turn that `<_end>` closes. The tools template's
 // generation prompt is `<_bot><think>\n` (reasoning forced open, ParseOptions::reasoning_open);
 // `<think>…</think>` is accepted first otherwise. Scanner: marked_json.cpp.

@@ -1,6 +1,6 @@
 // Renders assistant tool calls through a chat template and takes out the assistant's part (what a
 // model would write after the generation prompt), and the round trip built on it: render 1 and 2
-// calls, parse the part back with a dialect, compare names and arguments (design.md §3.2). Shared by
+// calls, parse the part back with a dialect, compare names and arguments (docs/design.md §3.2). Shared by
 // dialect inference (infer.hpp), `toolchat check` and the corpus round-trip test.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <cmath>
 
 #include "gateway/api_error.hpp"
 #include "gateway/backend_protocol.hpp"
@@ -64,8 +65,8 @@ struct Url {
 
 Url split_url(const std::string& url) {
   size_t scheme = url.find("://");
-  if (scheme == std::string::npos || url.compare(0, scheme, "http") != 0)
-    throw Error(ErrorKind::ValueError, "backend URL must start with http:// (got '" + url + "')");
+  if (scheme == std::string::npos || !(url.compare(0, scheme, "http") == 0 || url.compare(0, scheme, "https") == 0))
+    throw Error(ErrorKind::ValueError, "backend URL must start with http:// or https:// (got '" + url + "')");
   size_t slash = url.find('/', scheme + 3);
   Url u;
   u.scheme_host_port = url.substr(0, slash);
@@ -81,7 +82,30 @@ class HttpBackend final : public Backend {
         proto_(protocol_for(cfg.backend_kind, url_.prefix)),
         model_(cfg.backend_model.empty() ? cfg.model_name : cfg.backend_model),
         limits_(cfg.limits),
+        api_key_(cfg.backend_api_key),
+        ca_file_(cfg.backend_ca_file),
+        retry_after_(cfg.retry_after_s),
         serial_(++g_backend_serial) {}
+
+  std::string probe() override {
+    httplib::Client cli(url_.scheme_host_port);
+    configure(cli, std::min(5.0, limits_.backend_idle_timeout_s));
+    std::string path = url_.prefix;
+    switch (proto_.kind) {
+      case BackendKind::LlamaCpp: path += "/health"; break;
+      case BackendKind::OpenAI: path += path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0 ? "/models" : "/v1/models"; break;
+      default: path += "/api/version"; break;
+    }
+    httplib::Headers headers;
+    if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
+    auto res = cli.Get(path, headers);
+    if (!res) return "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(res.error()) + ")";
+    // 404 and the like: a server without that route is still up; auth failures and 5xx are not.
+    if (res->status == 401 || res->status == 403 || res->status >= 500)
+      return "backend at " + url_.scheme_host_port + " answered GET " + path + " with HTTP " + std::to_string(res->status) +
+             (res->body.empty() ? "" : ": " + res->body.substr(0, 200));
+    return "";
+  }
 
   bool takes_grammar() const override { return proto_.grammar; }
   bool wants_messages() const override { return proto_.kind == BackendKind::OllamaChat; }
@@ -94,6 +118,7 @@ class HttpBackend final : public Backend {
     req.path = proto_.path;
     req.body = proto_.body(gr, model_);
     req.set_header("Content-Type", "application/json");
+    if (!api_key_.empty()) req.set_header("Authorization", "Bearer " + api_key_);
     req.set_header("Accept", gr.stream ? (proto_.sse ? "text/event-stream" : "application/x-ndjson") : "application/json");
 
     int status = 0;
@@ -137,8 +162,10 @@ class HttpBackend final : public Backend {
       return take(proto_.read(payload));
     };
 
+    std::string retry_after;
     req.response_handler = [&](const httplib::Response& res) {
       status = res.status;
+      retry_after = res.get_header_value("Retry-After");
       return true;
     };
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) -> bool {
@@ -182,21 +209,34 @@ class HttpBackend final : public Backend {
     }
     if (result.cancelled) return result;
     if (!ok) {
+      if (err == httplib::Error::SSLServerVerification || err == httplib::Error::SSLLoadingCerts || err == httplib::Error::SSLConnection)
+        throw ApiError(502, "TLS with the backend at " + url_.scheme_host_port + " failed (" + httplib::to_string(err) +
+                                "): " + (err == httplib::Error::SSLServerVerification ? "its certificate is not trusted; --backend-ca FILE names the CA to trust"
+                                         : err == httplib::Error::SSLLoadingCerts ? "the CA file (--backend-ca) could not be loaded"
+                                                                                  : "no TLS connection could be made"),
+                       "server_error", "", "backend_tls_failed");
       if (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)
         throw ApiError(502, "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(err) + ")",
-                       "backend_error", "", "backend_unreachable");
+                       "server_error", "", "backend_unreachable");
       double waited = std::chrono::duration<double>(clock::now() - started).count();
       if (err == httplib::Error::Read && status == 0 && waited >= limits_.backend_idle_timeout_s * 0.9)
         throw timeout("no response from the backend within " + std::to_string(int(limits_.backend_idle_timeout_s)) + " s");
-      if (lines.overflowed()) throw ApiError(502, "backend sent an over-long line", "backend_error", "", "backend_invalid_response");
+      if (lines.overflowed()) throw ApiError(502, "backend sent an over-long line", "server_error", "", "backend_invalid_response");
       throw ApiError(502, std::string("backend connection failed") + (status ? " mid-response" : "") + " (" +
-                              httplib::to_string(err) + ")", "backend_error", "", "backend_connection_lost");
+                              httplib::to_string(err) + ")", "server_error", "", "backend_connection_lost");
     }
     if (status < 200 || status >= 300) {
       std::string msg = "backend returned HTTP " + std::to_string(status) + (error_body.empty() ? "" : ": " + error_body);
+      if (status == 401 || status == 403)  // our credentials, not the client's request
+        throw ApiError(502, msg + " (check --backend-api-key)", "server_error", "", "backend_auth_failed");
       if (status >= 400 && status < 500)
         throw ApiError(400, msg, "invalid_request_error", "", "backend_rejected");
-      throw ApiError(502, msg, "backend_error", "", "backend_error");
+      if (status == 503) {  // overloaded or loading: the client may come back, when the backend says
+        ApiError e(503, msg, "server_error", "", "backend_unavailable");
+        e.retry_after = !retry_after.empty() ? retry_after : std::to_string(static_cast<int64_t>(std::ceil(retry_after_)));
+        throw e;
+      }
+      throw ApiError(502, msg, "server_error", "", "backend_error");
     }
     if (!gr.stream) {
       take(proto_.read(whole));
@@ -205,12 +245,12 @@ class HttpBackend final : public Backend {
     }
     if (!lines.rest().empty()) on_line(lines.rest());  // a last record without its newline
     if (!done)
-      throw ApiError(502, "backend stream ended before the generation finished", "backend_error", "", "backend_connection_lost");
+      throw ApiError(502, "backend stream ended before the generation finished", "server_error", "", "backend_connection_lost");
     return result;
   }
 
  private:
-  ApiError timeout(const std::string& msg) const { return ApiError(504, msg, "backend_error", "", "backend_timeout"); }
+  ApiError timeout(const std::string& msg) const { return ApiError(504, msg, "server_error", "", "backend_timeout"); }
 
   // One client per worker thread (cpp-httplib clients are not thread-safe), kept alive between
   // requests; a new Backend (serial) replaces the old one.
@@ -220,20 +260,28 @@ class HttpBackend final : public Backend {
     if (renew || slot.serial != serial_ || !slot.cli) {
       slot.cli = std::make_unique<httplib::Client>(url_.scheme_host_port);
       slot.cli->set_keep_alive(true);
-      slot.cli->set_tcp_nodelay(true);
-      auto secs = [](double s) { return std::chrono::microseconds(static_cast<int64_t>(s * 1e6)); };
-      slot.cli->set_connection_timeout(secs(limits_.backend_connect_timeout_s));
-      slot.cli->set_read_timeout(secs(limits_.backend_idle_timeout_s));
-      slot.cli->set_write_timeout(secs(limits_.backend_idle_timeout_s));
+      configure(*slot.cli, limits_.backend_idle_timeout_s);
       slot.serial = serial_;
     }
     return *slot.cli;
+  }
+
+  void configure(httplib::Client& cli, double idle_s) const {
+    auto secs = [](double s) { return std::chrono::microseconds(static_cast<int64_t>(s * 1e6)); };
+    cli.set_tcp_nodelay(true);
+    cli.set_connection_timeout(secs(limits_.backend_connect_timeout_s));
+    cli.set_read_timeout(secs(idle_s));
+    cli.set_write_timeout(secs(idle_s));
+    cli.enable_server_certificate_verification(true);  // https: never talk to an unverified backend
+    if (!ca_file_.empty()) cli.set_ca_cert_path(ca_file_);
   }
 
   Url url_;
   Protocol proto_;
   std::string model_;
   Limits limits_;
+  std::string api_key_, ca_file_;
+  double retry_after_;
   uint64_t serial_;
 };
 

@@ -9,8 +9,10 @@
 //
 // generate() calls on_text with each piece of model output as it arrives; on_text returning false
 // cancels the backend request (the connection is closed, so the model server stops generating).
-// Failures are thrown as ApiError: 502 (unreachable, HTTP error, invalid response, connection lost),
-// 504 (no byte within the idle timeout, or the request's deadline passed).
+// Failures are thrown as ApiError of type server_error: 502 (unreachable, HTTP error, invalid
+// response, connection lost), 503 (the backend is overloaded or loading; its Retry-After passed
+// on), 504 (no byte within the idle timeout, or the request's deadline passed).
+// https:// backends are verified against the system's CAs or Config::backend_ca_file.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "gateway/config.hpp"
+#include "gateway/request.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::gateway {
@@ -34,6 +37,7 @@ struct GenRequest {
   std::optional<double> temperature, top_p;
   std::optional<int64_t> seed;
   std::string grammar;      // GBNF; sent only to backends that take one
+  ResponseFormat response_format;  // json_object / json_schema: the backend's structured output
   bool stream = true;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
@@ -52,6 +56,9 @@ class Backend {
   virtual bool takes_grammar() const = 0;
   // Whether the backend wants messages (ollama-chat) instead of a prompt.
   virtual bool wants_messages() const = 0;
+  // Asks the backend whether it can serve now (its health / models route): "" when it can, else why
+  // not ("unreachable at URL (Connection)", "answered HTTP 503 (loading model)").
+  virtual std::string probe() = 0;
 };
 
 std::unique_ptr<Backend> make_backend(const Config& cfg);

@@ -22,7 +22,7 @@ int64_t int_or(const Value* v, int64_t dflt) { return v && v->is_int() ? v->as_i
 
 [[noreturn]] void invalid(BackendKind k, const std::string& what) {
   throw ApiError(502, std::string("backend (") + backend_kind_name(k) + ") sent an invalid response: " + what,
-                 "backend_error", "", "backend_invalid_response");
+                 "server_error", "", "backend_invalid_response");
 }
 
 // Common sampling fields under the names llama.cpp and OpenAI use.
@@ -30,6 +30,29 @@ void sampling(Value& b, const GenRequest& r) {
   if (r.temperature) put(b, "temperature", Value::floating(*r.temperature));
   if (r.top_p) put(b, "top_p", Value::floating(*r.top_p));
   if (r.seed) put(b, "seed", Value::integer(*r.seed));
+}
+
+// response_format for backends: llama.cpp's json_schema (json_object: any object), and the OpenAI
+// shape as the client sent it.
+Value structured_schema(const ResponseFormat& rf) {
+  if (rf.kind == ResponseFormat::JsonSchema) return rf.schema;
+  Value s = Value::dict();
+  put(s, "type", Value::string("object"));
+  return s;
+}
+
+Value openai_response_format(const ResponseFormat& rf) {
+  Value f = Value::dict();
+  if (rf.kind == ResponseFormat::JsonObject) {
+    put(f, "type", Value::string("json_object"));
+    return f;
+  }
+  Value js = Value::dict();
+  put(js, "name", Value::string(rf.name));
+  put(js, "schema", rf.schema);
+  put(f, "type", Value::string("json_schema"));
+  put(f, "json_schema", js);
+  return f;
 }
 
 }  // namespace
@@ -62,6 +85,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       put(b, "cache_prompt", Value::boolean(true));
       sampling(b, r);
       if (!r.grammar.empty()) put(b, "grammar", Value::string(r.grammar));
+      if (r.response_format.kind != ResponseFormat::Text) put(b, "json_schema", structured_schema(r.response_format));
       break;
     case BackendKind::OpenAI:
       put(b, "model", Value::string(model));
@@ -75,6 +99,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
         put(b, "stream_options", so);
       }
       sampling(b, r);
+      if (r.response_format.kind != ResponseFormat::Text) put(b, "response_format", openai_response_format(r.response_format));
       break;
     case BackendKind::OllamaGenerate:
     case BackendKind::OllamaChat: {
@@ -91,6 +116,8 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       if (!r.stop.empty()) put(o, "stop", stop_list(r.stop));
       sampling(o, r);
       put(b, "options", o);
+      if (r.response_format.kind == ResponseFormat::JsonObject) put(b, "format", Value::string("json"));
+      if (r.response_format.kind == ResponseFormat::JsonSchema) put(b, "format", r.response_format.schema);
       break;
     }
   }
@@ -111,7 +138,7 @@ Record Protocol::read(std::string_view text) const {
   if (const Value* err = at(v, "error")) {
     std::string msg = err->is_str() ? err->str() : json::dumps(*err);
     throw ApiError(502, std::string("backend (") + backend_kind_name(kind) + ") reported an error: " + msg,
-                   "backend_error", "", "backend_error");
+                   "server_error", "", "backend_error");
   }
   Record r;
   switch (kind) {

@@ -1,10 +1,13 @@
 #include "gateway/completion.hpp"
 
+#include <optional>
 #include <random>
 #include <set>
 
 #include "chat/conv_util.hpp"
 #include "gateway/api_error.hpp"
+#include "gateway/as_written.hpp"
+#include "gateway/json_schema.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::gateway {
@@ -29,10 +32,6 @@ class Policy final : public dialects::Sink {
       out_.on(dialects::ContentDelta{std::move(r->text)});
       return;
     }
-    if (req_.tool_choice.kind == ToolChoice::None) {
-      hidden_call(e);
-      return;
-    }
     if (auto* b = std::get_if<dialects::ToolCallBegin>(&e)) {
       if (!req_.parallel_tool_calls && !names_.empty()) {
         stopped_ = true;  // a second call: cancel the generation, keep the first
@@ -45,40 +44,18 @@ class Policy final : public dialects::Sink {
     } else if (auto* end = std::get_if<dialects::ToolCallEnd>(&e)) {
       if (!args_seen_) out_.on(dialects::ToolArgsDelta{end->index, "{}"});  // a call always has an object
       args_seen_ = true;
-    } else if (std::holds_alternative<dialects::Warning>(e)) {
-      return;
     }
-    out_.on(std::move(e));
+    out_.on(std::move(e));  // warnings too: the client and the access log see them
   }
 
   bool stop_wanted() const { return stopped_; }
   const std::vector<std::string>& call_names() const { return names_; }
 
  private:
-  // tool_choice none: a call the model writes anyway becomes content {"name": ..., "arguments": ...}.
-  void hidden_call(dialects::Event& e) {
-    if (auto* b = std::get_if<dialects::ToolCallBegin>(&e)) {
-      hidden_ = "{\"name\": ";
-      json::dump_string(hidden_, b->name, false);
-      hidden_ += ", \"arguments\": ";
-      hidden_args_ = false;
-    } else if (auto* a = std::get_if<dialects::ToolArgsDelta>(&e)) {
-      hidden_ += a->fragment;
-      hidden_args_ = hidden_args_ || !a->fragment.empty();
-    } else if (std::holds_alternative<dialects::ToolCallEnd>(e)) {
-      if (!hidden_args_) hidden_ += "{}";
-      out_.on(dialects::ContentDelta{hidden_ + "}"});
-      hidden_.clear();
-    } else if (!std::holds_alternative<dialects::Warning>(e)) {
-      out_.on(std::move(e));
-    }
-  }
-
   dialects::Sink& out_;
   const ChatRequest& req_;
   std::vector<std::string> names_;
-  bool args_seen_ = false, stopped_ = false, hidden_args_ = false;
-  std::string hidden_;
+  bool args_seen_ = false, stopped_ = false;
 };
 
 bool complies(const ChatRequest& req, const std::vector<std::string>& names) {
@@ -113,6 +90,31 @@ Value grammar_tools(const ChatRequest& req) {
   return Value::list(std::move(one));
 }
 
+// "--- prompt chatcmpl-...\n<text>\n--- end" (--log-prompts): the text exactly, between marker lines.
+std::string log_block(const std::string& id, const char* what, const std::string& text) {
+  return "--- " + std::string(what) + (id.empty() ? "" : " " + id) + "\n" + text + "\n--- end " + what;
+}
+
+// A structured answer (response_format) is checked even though the backend was asked to enforce
+// it: a backend that ignored the request must not reach the client as a 200.
+void check_json_answer(const ChatRequest& req, const std::string& content) {
+  auto refuse = [](const std::string& why) {
+    throw ApiError(502, "the model's answer does not satisfy response_format: " + why, "server_error", "response_format",
+                   "response_format_not_honoured");
+  };
+  Value v;
+  try {
+    v = json::parse(content);
+  } catch (const Error& e) {
+    refuse("not JSON (" + e.message() + ")");
+  }
+  if (req.response_format.kind == ResponseFormat::JsonObject) {
+    if (!v.is_dict()) refuse("not a JSON object");
+  } else if (auto why = schema_violation(v, req.response_format.schema)) {
+    refuse(*why);
+  }
+}
+
 }  // namespace
 
 struct Gateway::Attempt {
@@ -136,15 +138,16 @@ Gateway::Gateway(const Config& cfg) : cfg_(cfg) {
 Gateway::~Gateway() = default;
 
 bool Gateway::needs_whole_answer(const ChatRequest& req) {
-  return req.tool_choice.kind == ToolChoice::Required || req.tool_choice.kind == ToolChoice::Named;
+  return req.tool_choice.kind == ToolChoice::Required || req.tool_choice.kind == ToolChoice::Named || req.wants_json();
 }
 
 Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& extra, dialects::Sink& out,
                                   const std::function<bool()>& client_ok, Clock::time_point deadline,
                                   bool stream_backend) {
   const dialects::Dialect& d = prompts_->dialect();
-  Value tools = req.tool_choice.kind == ToolChoice::None ? Value() : req.tools;
+  Value tools = req.shows_tools() ? req.tools : Value();
   Prompt p = prompts_->build(req, tools, extra);
+  if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "prompt", p.text.empty() ? json::dumps(p.chat_messages) : p.text));
 
   GenRequest g;
   g.prompt = std::move(p.text);
@@ -156,6 +159,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   g.seed = req.seed;
   g.stream = stream_backend;
   g.deadline = deadline;
+  g.response_format = req.response_format;
   if (needs_whole_answer(req) && backend_->takes_grammar() && d.grammar)
     if (auto gr = d.grammar(grammar_tools(req))) g.grammar = *gr;
 
@@ -165,15 +169,23 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   po.id_seed = random_seed();
   auto parser = d.make_parser(po);
   Policy policy(out, req);
+  // No tools shown: whatever the model wrote is its answer (as_written.hpp), never a call.
+  std::optional<AsWritten> as_written;
+  if (!tools.is_list()) as_written.emplace(policy);
+  dialects::Sink& parsed = as_written ? static_cast<dialects::Sink&>(*as_written) : policy;
+  std::string raw_output;  // --log-prompts only
   Attempt a;
   auto t0 = Clock::now();
   a.gen = backend_->generate(g, [&](std::string_view text) {
-    parser->feed(text, policy);
+    if (cfg_.log_prompts) raw_output.append(text);
+    if (as_written) as_written->raw(text);
+    parser->feed(text, parsed);
     if (!client_ok()) { a.client_gone = true; return false; }
     return !policy.stop_wanted();
   });
   metrics_.backend_latency.observe(std::chrono::duration<double>(Clock::now() - t0).count());
-  if (!a.client_gone) parser->finish(policy);
+  if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "output", raw_output));
+  if (!a.client_gone) parser->finish(parsed);
   a.names = policy.call_names();
   return a;
 }
@@ -197,6 +209,7 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline) {
       o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
       metrics_.tool_calls += a.names.size();
       account(o);
+      if (req.wants_json() && o.finish_reason != "length") check_json_answer(req, dialects::collect(o.events).content);
       return o;
     }
     if (round == 0) ++metrics_.retries;
@@ -206,18 +219,19 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline) {
                  req.tool_choice.kind == ToolChoice::Named
                      ? "the model did not call '" + req.tool_choice.name + "' as tool_choice requires, even when retried with a stricter instruction"
                      : "the model did not call a tool as tool_choice \"required\" requires, even when retried with a stricter instruction",
-                 "backend_error", "tool_choice", "tool_choice_not_honoured");
+                 "server_error", "tool_choice", "tool_choice_not_honoured");
 }
 
-void Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::time_point deadline) {
+Outcome Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::time_point deadline) {
   Attempt a = attempt(req, "", out, [&] { return !out.client_gone(); }, deadline, /*stream_backend=*/true);
-  if (a.client_gone || out.client_gone()) return;
   Outcome o;
   o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens};
+  if (a.client_gone || out.client_gone()) return o;
   o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
   metrics_.tool_calls += a.names.size();
   account(o);
   out.finish(o.finish_reason, req.include_usage ? &o.usage : nullptr);
+  return o;
 }
 
 }  // namespace toolchat::gateway

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace toolchat::gateway {
 
@@ -26,7 +28,10 @@ struct Limits {
   double request_timeout_s = 600;        // whole request, backend included -> 504
   double backend_idle_timeout_s = 120;   // no byte from the backend for this long -> 504
   double backend_connect_timeout_s = 5;  // connecting to the backend -> 502
+  double client_read_timeout_s = 30;     // a client silent this long while sending its request: closed
 };
+
+enum class LogFormat { Text, Json };
 
 struct Config {
   std::string model_path;               // template source: folder, .jinja, tokenizer_config.json, .gguf
@@ -40,6 +45,22 @@ struct Config {
   bool inject = false;                  // always show tools through the dialect's tool prompt
   int threads = 256;                    // HTTP worker threads (one per open connection)
   Limits limits;
+
+  // Further names the model answers to (a repeated --model-name); requests naming any other model
+  // get 404 model_not_found.
+  std::vector<std::string> model_aliases;
+  std::string api_key;                  // non-empty: every route but the liveness one needs "Bearer KEY"
+  std::string backend_api_key;          // sent to the backend as "Authorization: Bearer KEY"
+  std::string backend_ca_file;          // https backends: CA bundle to verify with (default: the system's)
+  std::string cors_origin;              // non-empty: CORS headers for this origin ("*" for any)
+  double retry_after_s = 5;             // Retry-After of a 503 when the backend sent none
+
+  // Where diagnostics go: one line per request (the access log), and with log_prompts the rendered
+  // prompt and the raw model output. Null: nowhere. The library never writes to the terminal itself.
+  std::function<void(const std::string& line)> log;
+  LogFormat log_format = LogFormat::Text;
+  bool access_log = true;               // --quiet: false
+  bool log_prompts = false;
 };
 
 }  // namespace toolchat::gateway

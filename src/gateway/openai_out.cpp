@@ -24,6 +24,20 @@ std::string random_alnum(size_t n) {
   return out;
 }
 
+// The documented extension field: [{"kind": "truncated_call", "detail": "..."}].
+void warnings_json(std::string& out, const std::vector<dialects::Warning>& ws) {
+  out += "[";
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (i) out += ",";
+    out += "{\"kind\":";
+    jstr(out, dialects::warning_kind_name(ws[i].kind));
+    out += ",\"detail\":";
+    jstr(out, ws[i].detail);
+    out += "}";
+  }
+  out += "]";
+}
+
 void usage_json(std::string& out, const Usage& u) {
   out += "{\"prompt_tokens\":" + std::to_string(u.prompt_tokens) + ",\"completion_tokens\":" +
          std::to_string(u.completion_tokens) + ",\"total_tokens\":" + std::to_string(u.prompt_tokens + u.completion_tokens) + "}";
@@ -66,6 +80,10 @@ std::string completion_json(const ResponseMeta& meta, const dialects::ParsedMess
       o += "}}";
     }
     o += "]";
+  }
+  if (!msg.warnings.empty()) {
+    o += ",\"toolchat_warnings\":";
+    warnings_json(o, msg.warnings);
   }
   o += "},\"logprobs\":null,\"finish_reason\":";
   jstr(o, finish_reason);
@@ -125,15 +143,24 @@ void ChunkWriter::on(dialects::Event&& e) {
     d = "{\"tool_calls\":[{\"index\":" + std::to_string(a->index) + ",\"function\":{\"arguments\":";
     jstr(d, a->fragment);
     d += "}}]}";
+  } else if (auto* w = std::get_if<dialects::Warning>(&e)) {
+    warnings_.push_back(std::move(*w));  // sent with the finish chunk
+    return;
   } else {
-    return;  // ToolCallEnd, Warning: nothing on the wire
+    return;  // ToolCallEnd: nothing on the wire
   }
   send_delta(d);
 }
 
 void ChunkWriter::finish(const std::string& finish_reason, const Usage* usage) {
   role_once();
-  send_delta("{}", finish_reason.c_str());
+  std::string last = "{}";
+  if (!warnings_.empty()) {
+    last = "{\"toolchat_warnings\":";
+    warnings_json(last, warnings_);
+    last += "}";
+  }
+  send_delta(last, finish_reason.c_str());
   if (usage) {
     std::string ev = "data: {\"id\":";
     jstr(ev, meta_.id);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dialects/dialect.hpp"
 #include "gateway/api_error.hpp"
@@ -25,6 +26,8 @@ struct Usage {
 };
 
 // {"id", "object": "chat.completion", ..., "choices": [{"message", "finish_reason"}], "usage"}.
+// The parser's warnings, when there are any, are the message's "toolchat_warnings" extension field
+// ([{"kind", "detail"}]); a stream carries them in the delta of its finish chunk.
 std::string completion_json(const ResponseMeta& meta, const dialects::ParsedMessage& msg,
                             const std::string& finish_reason, const Usage& usage);
 
@@ -39,6 +42,7 @@ class ChunkWriter final : public dialects::Sink {
   void fail(const ApiError& e);
   bool client_gone() const { return gone_; }
   bool started() const { return started_; }  // something was written
+  const std::vector<dialects::Warning>& warnings() const { return warnings_; }
 
  private:
   void role_once();
@@ -47,6 +51,7 @@ class ChunkWriter final : public dialects::Sink {
   ResponseMeta meta_;
   std::function<bool(std::string_view)> write_;
   std::string prefix_;  // the constant start of every chunk
+  std::vector<dialects::Warning> warnings_;
   bool started_ = false, gone_ = false;
 };
 

@@ -21,7 +21,7 @@ const auto put = chat::conv::set;
 const auto text_of = chat::conv::content_text;
 const auto compact = chat::conv::dumps_compact_unicode;
 
-// ReAct text for past calls and results (dialects.md §3.4): "Action: NAME\nAction Input: ARGS"
+// ReAct text for past calls and results (docs/dialects.md §3.4): "Action: NAME\nAction Input: ARGS"
 // and "Observation: RESULT".
 std::string react_calls(const Value& calls) {
   std::string out;
@@ -64,6 +64,7 @@ PromptBuilder::PromptBuilder(const Config& cfg, bool backend_takes_messages) : m
     special_tokens_json_ = json::dumps(sources_.special_tokens, o);
     const std::string& src = chat::select_template(sources_, std::nullopt, true);
     caps_ = chat::detect_capabilities(src, sources_.special_tokens);
+    for (const auto& [name, text] : sources_.templates) developer_native_ = developer_native_ || text.find("developer") != std::string::npos;
   } else if (!backend_takes_messages) {
     throw Error(ErrorKind::ValueError, "--model is needed with a completion backend (the prompt is rendered from its template)");
   }
@@ -131,6 +132,28 @@ Prompt PromptBuilder::build(const ChatRequest& req, const Value& tools, const st
   for (auto& s : dialect_stops(*dialect_)) p.stop.push_back(s);
 
   Value messages = req.messages;
+  // OpenAI's developer role is the system message of newer models; a template that does not know
+  // the role would drop it or refuse the conversation, so it gets a system message instead.
+  if (!developer_native_) {
+    bool any = false;
+    for (const Value& m : messages.items())
+      if (const Value* r = get(m, "role"); r && r->is_str() && r->str() == "developer") any = true;
+    if (any) {
+      std::vector<Value> ms;
+      for (const Value& m : messages.items()) {
+        const Value* r = get(m, "role");
+        if (!(r && r->is_str() && r->str() == "developer")) {
+          ms.push_back(m);
+          continue;
+        }
+        Value copy = Value::dict();
+        copy.dict_obj().entries = m.dict_obj().entries;
+        put(copy, "role", Value::string("system"));
+        ms.push_back(copy);
+      }
+      messages = Value::list(std::move(ms));
+    }
+  }
   if (!extra.empty()) {
     std::vector<Value> ms = messages.items();
     size_t i = ms.size();

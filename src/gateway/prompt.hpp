@@ -52,6 +52,7 @@ class PromptBuilder {
   jinja::EngineLimits engine_limits_;
   chat::Capabilities caps_;            // as probed, with --inject / ReAct adjustments
   const dialects::Dialect* dialect_ = nullptr;
+  bool developer_native_ = false;      // a template names the developer role: it is passed as is
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<Compiled>> pool_;
 };

@@ -1,10 +1,13 @@
 #include "gateway/request.hpp"
 
 #include <cmath>
+#include <set>
 
 #include "gateway/api_error.hpp"
+#include "gateway/json_schema.hpp"
 #include "toolchat/chat.hpp"
 #include "value/json.hpp"
+#include "value/utf8_check.hpp"
 
 namespace toolchat::gateway {
 
@@ -66,8 +69,38 @@ void check_count(const char* field, size_t n, size_t limit, const char* code) {
 
 const std::vector<std::string_view> kRoles = {"system", "developer", "user", "assistant", "tool", "function"};
 
+// Content parts as the OpenAI API takes them: text everywhere, refusal from the assistant; image,
+// audio and file parts exist in the API but this gateway serves text models, so they are refused
+// by name rather than dropped.
+void check_content(const Value& m, const std::string& role, const std::string& path) {
+  const Value* content = field(m, "content");
+  if (!content || content->is_str()) return;
+  if (!content->is_list()) wrong_type(path + ".content", "a string, an array of content parts or null", *content);
+  for (size_t j = 0; j < content->items().size(); ++j) {
+    const Value& part = content->items()[j];
+    std::string pp = path + ".content[" + std::to_string(j) + "]";
+    if (!part.is_dict()) wrong_type(pp, "an object (a content part)", part);
+    const Value* type = field(part, "type");
+    if (!type) throw bad_request(pp + ".type", pp + ".type: missing");
+    if (!type->is_str()) wrong_type(pp + ".type", "a string", *type);
+    const std::string& t = type->str();
+    if (t == "text" || (t == "refusal" && role == "assistant")) {
+      const Value* text = field(part, t);
+      if (!text) throw bad_request(pp + "." + t, pp + "." + t + ": missing");
+      if (!text->is_str()) wrong_type(pp + "." + t, "a string", *text);
+    } else if (t == "image_url" || t == "input_audio" || t == "file") {
+      throw ApiError(400, pp + ".type: '" + t + "' parts are not supported: the served model takes text only",
+                     "invalid_request_error", pp + ".type", "unsupported_content_part");
+    } else {
+      throw bad_request(pp + ".type", pp + ".type: '" + t + "' is not a content part type" +
+                                          (role == "assistant" ? " (text, refusal)" : " (text)"));
+    }
+  }
+}
+
 void check_messages(const Value& msgs, const Limits& lim) {
   if (!msgs.is_list()) wrong_type("messages", "an array", msgs);
+  std::set<std::string> call_ids;  // ids of the calls made so far, which tool messages answer
   if (msgs.items().empty()) throw bad_request("messages", "messages: must contain at least one message");
   check_count("messages", msgs.items().size(), lim.max_messages, "too_many_messages");
   for (size_t i = 0; i < msgs.items().size(); ++i) {
@@ -82,9 +115,18 @@ void check_messages(const Value& msgs, const Limits& lim) {
     if (!known)
       throw bad_request(path + ".role", path + ".role: '" + role->str() +
                                             "' is not one of system, developer, user, assistant, tool");
+    check_content(m, role->str(), path);
+    if (role->str() == "assistant")
+      if (const Value* calls = field(m, "tool_calls"); calls && calls->is_list())
+        for (const Value& c : calls->items())
+          if (const Value* id = c.is_dict() ? field(c, "id") : nullptr; id && id->is_str()) call_ids.insert(id->str());
     if (role->str() == "tool") {
-      const Value* id = m.dict_obj().find("tool_call_id");
-      if (id && !id->is_str() && !id->is_none()) wrong_type(path + ".tool_call_id", "a string", *id);
+      const Value* id = field(m, "tool_call_id");
+      if (!id) throw bad_request(path + ".tool_call_id", path + ".tool_call_id: missing (a tool message answers a call by its id)");
+      if (!id->is_str()) wrong_type(path + ".tool_call_id", "a string", *id);
+      if (!call_ids.count(id->str()))
+        throw bad_request(path + ".tool_call_id", path + ".tool_call_id: '" + id->str() +
+                                                      "' answers no tool call of an earlier assistant message");
     }
   }
 }
@@ -114,6 +156,7 @@ void check_tools(const Value& tools, const Limits& lim) {
     const Value* params = fn->dict_obj().find("parameters");
     if (params && !params->is_none() && !params->is_dict())
       wrong_type(path + ".function.parameters", "an object (a JSON schema)", *params);
+    if (params && params->is_dict()) check_schema(*params, path + ".function.parameters", /*strict_types=*/false);
   }
 }
 
@@ -176,6 +219,91 @@ std::vector<std::string> parse_stop(const Value& req, const Limits& lim) {
   return out;
 }
 
+// What JSON text can hold but the OpenAI API refuses anywhere in a request: NaN and Infinity (Python's
+// JSON reader, ours, takes them) and lone surrogate escapes ("\\ud800" without its pair, read as
+// WTF-8), which no UTF-8 string can carry to a template or a backend.
+void check_values(const Value& v, const std::string& path) {
+  auto here = [&] { return path.empty() ? std::string("(body)") : path; };
+  if (v.is_float() && !std::isfinite(v.as_float()))
+    throw bad_request(here(), here() + ": NaN and Infinity are not JSON numbers");
+  if (v.is_str() && utf8::find_invalid(v.str(), false) != std::string_view::npos)
+    throw bad_request(here(), here() + ": a lone surrogate escape (\\uD800-\\uDFFF without its pair) is not text");
+  if (v.is_list())
+    for (size_t i = 0; i < v.items().size(); ++i) check_values(v.items()[i], path + "[" + std::to_string(i) + "]");
+  if (v.is_dict())
+    for (const auto& [k, x] : v.dict_obj().entries) {
+      std::string p = path.empty() ? k.str() : path + "." + k.str();
+      if (utf8::find_invalid(k.str(), false) != std::string_view::npos)
+        throw bad_request(p, p + ": a lone surrogate escape in a key is not text");
+      check_values(x, p);
+    }
+}
+
+ResponseFormat parse_response_format(const Value& req) {
+  ResponseFormat rf;
+  const Value* v = field(req, "response_format");
+  if (!v) return rf;
+  if (!v->is_dict()) wrong_type("response_format", "an object", *v);
+  const Value* type = field(*v, "type");
+  if (!type) throw bad_request("response_format.type", "response_format.type: missing");
+  if (!type->is_str()) wrong_type("response_format.type", "a string", *type);
+  const std::string& t = type->str();
+  if (t == "text") return rf;
+  if (t == "json_object") {
+    rf.kind = ResponseFormat::JsonObject;
+    return rf;
+  }
+  if (t != "json_schema")
+    throw bad_request("response_format.type", "response_format.type: '" + t + "' is not one of text, json_object, json_schema");
+  rf.kind = ResponseFormat::JsonSchema;
+  const Value* js = field(*v, "json_schema");
+  if (!js) throw bad_request("response_format.json_schema", "response_format.json_schema: missing");
+  if (!js->is_dict()) wrong_type("response_format.json_schema", "an object", *js);
+  const Value* name = field(*js, "name");
+  if (!name) throw bad_request("response_format.json_schema.name", "response_format.json_schema.name: missing");
+  if (!name->is_str()) wrong_type("response_format.json_schema.name", "a string", *name);
+  rf.name = name->str();
+  if (const Value* strict = field(*js, "strict"); strict && !strict->is_bool())
+    wrong_type("response_format.json_schema.strict", "a boolean", *strict);
+  rf.schema = Value::dict();
+  if (const Value* s = field(*js, "schema")) {
+    if (!s->is_dict()) wrong_type("response_format.json_schema.schema", "an object (a JSON schema)", *s);
+    check_schema(*s, "response_format.json_schema.schema", /*strict_types=*/true);
+    rf.schema = *s;
+  }
+  return rf;
+}
+
+[[noreturn]] void unsupported(const std::string& param, const std::string& why) {
+  throw ApiError(400, param + ": " + why, "invalid_request_error", param, "unsupported_parameter");
+}
+
+// Fields of the OpenAI API this gateway cannot honour: refused by name when they ask for something
+// (a value other than the API's default), so that a client never gets a 200 that ignored them.
+void refuse_unsupported(const Value& req) {
+  if (auto n = get_int(req, "n", 1); n && *n != 1) unsupported("n", "only 1 choice is supported");
+  if (get_bool(req, "logprobs", false)) unsupported("logprobs", "token log probabilities are not passed through by this gateway");
+  if (field(req, "top_logprobs")) unsupported("top_logprobs", "token log probabilities are not passed through by this gateway");
+  for (const char* k : {"frequency_penalty", "presence_penalty"})
+    if (auto p = get_number(req, k, -2, 2); p && *p != 0) unsupported(k, "not passed to the backend by this gateway (only 0 is accepted)");
+  if (const Value* lb = field(req, "logit_bias")) {
+    if (!lb->is_dict()) wrong_type("logit_bias", "an object", *lb);
+    if (!lb->dict_obj().entries.empty()) unsupported("logit_bias", "token ids differ between backends; not supported");
+  }
+  if (const Value* m = field(req, "modalities")) {
+    bool text_only = m->is_list();
+    if (text_only)
+      for (const Value& x : m->items()) text_only = text_only && x.is_str() && x.str() == "text";
+    if (!text_only) unsupported("modalities", "the served model answers in text only");
+  }
+  for (const char* k : {"audio", "prediction", "web_search_options"})
+    if (field(req, k)) unsupported(k, "not supported by this gateway");
+  for (const char* k : {"functions", "function_call"})
+    if (field(req, k)) unsupported(k, "the deprecated functions API is not supported; send tools and tool_choice");
+  if (field(req, "chat_template"))
+    unsupported("chat_template", "request-supplied chat templates are refused; the served model's template is used");
+}
+
 }  // namespace
 
 ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
@@ -193,6 +321,7 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
   }
   if (!req.is_dict()) throw ApiError(400, "request body must be a JSON object", "invalid_request_error", "", "invalid_json");
 
+  check_values(req, "");
   ChatRequest r;
   if (const Value* m = field(req, "model")) {
     if (!m->is_str()) wrong_type("model", "a string", *m);
@@ -227,6 +356,7 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
       if (!iu->is_bool()) wrong_type("stream_options.include_usage", "a boolean", *iu);
       r.include_usage = iu->as_bool();
     }
+    if (!r.stream) throw bad_request("stream_options", "stream_options: only allowed when stream is true");
   }
   r.stop = parse_stop(req, lim);
   r.max_tokens = get_int(req, "max_tokens", 1);
@@ -234,9 +364,15 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
   r.temperature = get_number(req, "temperature", 0, 2);
   r.top_p = get_number(req, "top_p", 0, 1);
   r.seed = get_int(req, "seed", INT64_MIN);
-  if (auto n = get_int(req, "n", 1); n && *n != 1) throw bad_request("n", "n: only 1 choice is supported");
+  refuse_unsupported(req);
+  r.response_format = parse_response_format(req);
+  if (r.wants_json() && r.shows_tools())
+    unsupported("response_format", "a JSON answer cannot be enforced while the model may also call tools; "
+                                    "send tool_choice \"none\" or no tools");
   if (const Value* kw = field(req, "chat_template_kwargs")) {
     if (!kw->is_dict()) wrong_type("chat_template_kwargs", "an object", *kw);
+    if (kw->dict_obj().find("chat_template"))
+      unsupported("chat_template_kwargs.chat_template", "request-supplied chat templates are refused; the served model's template is used");
     r.template_kwargs.dict_obj().entries = kw->dict_obj().entries;
   }
   if (const Value* eff = field(req, "reasoning_effort")) {

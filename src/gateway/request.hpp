@@ -1,7 +1,10 @@
 // An OpenAI Chat Completions request, validated: every field the gateway reads is checked here and
 // a bad one is reported as a 400 naming its JSON path (messages[2].tool_calls[0].function.arguments,
-// tool_choice.function.name, ...). Fields the gateway does not know are ignored, as most
-// OpenAI-compatible servers do.
+// tool_choice.function.name, ...). Beyond types, what the OpenAI API itself refuses is refused too
+// (a tool message answering no call, a tool schema that is not a schema, NaN, lone surrogates), and
+// so is every field the gateway cannot honour (n > 1, logprobs, image parts, ...): never a silent
+// 200. Fields the gateway does not know are ignored, as most OpenAI-compatible servers do; the
+// README's request field table lists both.
 #pragma once
 
 #include <optional>
@@ -19,6 +22,14 @@ struct ToolChoice {
   std::string name;  // Named only
 };
 
+// response_format: text (the default), {"type": "json_object"}, or {"type": "json_schema",
+// "json_schema": {"name", "schema", "strict"}}.
+struct ResponseFormat {
+  enum Kind { Text, JsonObject, JsonSchema } kind = Text;
+  Value schema;  // JsonSchema only (an empty schema when none was given)
+  std::string name;
+};
+
 struct ChatRequest {
   std::string model;
   Value messages;                 // the request's list, as given (rendered as is)
@@ -33,8 +44,13 @@ struct ChatRequest {
   std::optional<int64_t> seed;
   Value template_kwargs = Value::dict();  // chat_template_kwargs (+ reasoning_effort)
   bool reasoning_as_content = false;      // reasoning_format "none": reasoning stays in content
+  ResponseFormat response_format;
+  std::string log_id;                     // the response id, for --log-prompts lines (set by the server)
 
   bool has_tools() const { return tools.is_list(); }
+  // Whether the model sees tools (the request has some and tool_choice is not "none").
+  bool shows_tools() const { return has_tools() && tool_choice.kind != ToolChoice::None; }
+  bool wants_json() const { return response_format.kind != ResponseFormat::Text; }
 };
 
 // Parses and validates a request body. Throws ApiError (400, or 413 for limit breaches).

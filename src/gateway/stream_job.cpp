@@ -44,6 +44,11 @@ std::optional<ApiError> StreamJob::wait_first() {
   return started_ ? std::nullopt : early_error_;
 }
 
+void StreamJob::wait_done() {
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [&] { return finished_; });
+}
+
 void StreamJob::drain(const std::function<bool(const std::string&)>& deliver) {
   for (;;) {
     std::string event;

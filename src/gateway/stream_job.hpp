@@ -30,6 +30,9 @@ class StreamJob {
   std::optional<ApiError> wait_first();
   // Hands queued events to `deliver` until the job ends or deliver returns false (client gone).
   void drain(const std::function<bool(const std::string&)>& deliver);
+  // Blocks until `work` has returned (after drain, once the client is gone, the job is still
+  // cancelling): whatever it wrote is then visible to the caller.
+  void wait_done();
 
  private:
   bool push(std::string_view event);

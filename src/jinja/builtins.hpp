@@ -1,7 +1,9 @@
 // What a builtin (filter, test, method, global function) sees of the engine, and the
-// lookup tables that the compiler and renderer use. Adding a filter = one row in
-// builtins/filters.cpp; a test = one row in builtins/tests.cpp; a method = one row in
-// builtins/methods.cpp.
+// lookups that the compiler and renderer use. Adding a filter = one row in kFilters
+// (builtins/filters.cpp), its function in filters_text / filters_seq / filters_encode.cpp,
+// declared in filters_impl.hpp; a test = one row in kTests (builtins/tests.cpp); a method =
+// one row in its type's table: kStrMethods (builtins/methods_str.cpp) or the dict / list /
+// tuple / range / int / float / cycler / joiner tables (builtins/methods_misc.cpp).
 #pragma once
 
 #include <initializer_list>
@@ -42,7 +44,8 @@ class ArgBinder {
   bool given_[10] = {};
 };
 
-// Limits for untrusted templates; each violation is an Error(LimitError).
+// Limits for untrusted templates; a violation is an Error(LimitError), except call depth,
+// which raises RecursionError as Python does.
 struct RenderLimits {
   size_t max_output_bytes = 64u << 20;   // rendered text
   uint64_t max_steps = 50'000'000;       // loop iterations + calls + filter work units
@@ -94,8 +97,9 @@ class Renderer {
   virtual const RenderLimits& limits() const = 0;
 };
 
-// Python iteration over a value: list items, dict keys, string code points; Undefined is
-// empty; other values raise TypeError "'int' object is not iterable".
+// Python iteration over a value: list items, dict keys, string code points, bytes as ints,
+// a generator's remaining items (consuming it); Undefined is empty; other values raise
+// TypeError "'int' object is not iterable".
 std::vector<Value> iterate(const Value& v);
 
 // jinja2.filters.make_attrgetter: "a.b.0" walks getitem per part (digits -> int).
@@ -105,7 +109,8 @@ Value get_attribute_path(Renderer& r, const Value& v, const Value& attribute);
 FilterFn find_filter(std::string_view name);
 TestFn find_test(std::string_view name);
 
-// A method of a builtin type (str / dict / list / tuple / int / float).
+// A method (or property) of a builtin type: str, dict, dict views, list, tuple, range, int,
+// float, and the cycler / joiner objects.
 using MethodFn = Value (*)(Renderer&, const Value& self, CallArgs& args);
 enum class MethodLookup : uint8_t { NotFound, Found, Unsafe };
 // Finds `self.name` as a Python attribute: a safe method, an unsafe one (mutators,
@@ -113,7 +118,9 @@ enum class MethodLookup : uint8_t { NotFound, Found, Unsafe };
 MethodLookup find_method(const Value& self, std::string_view name, MethodFn* out);
 
 // Globals that exist in every render (range, dict, namespace, cycler, joiner, lipsum,
-// raise_exception, strftime_now); `now` fixes strftime_now's clock.
+// raise_exception, strftime_now). With fixed_now, strftime_now reads the date and time
+// below; without it, the real clock in local time. (The default differs from
+// RenderOptions::fixed_now, which is what a render passes here.)
 struct GlobalsConfig {
   bool fixed_now = false;
   int year = 2026, month = 1, day = 15, hour = 9, minute = 30, second = 0, microsecond = 0;

@@ -8,7 +8,7 @@
 //
 //   node gateway_openai.mjs --toolchat BIN --backend BIN --root REPO [--example BIN]
 import { execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +24,7 @@ if (!existsSync(clientPath)) {
 const { default: OpenAI, APIError } = await import(pathToFileURL(clientPath).href);
 const scripts = JSON.parse(readFileSync(`${root}/tests/gateway/scripts.json`, 'utf8'));
 const MODEL = `${root}/examples/qwen2.5`;
+const SERVED = 'qwen2.5';  // the model name the gateways serve (the --model path's last part)
 
 // Fixture cases (dialect/case) that cannot go through the gateway, with the reason. The test fails
 // when one of them starts passing, so the list stays true.
@@ -43,17 +44,19 @@ function cleanup() { for (const c of children) if (c.exitCode === null) c.kill('
 process.on('exit', cleanup);
 const overall = setTimeout(() => { console.log('FAIL the test ran over 300 s'); cleanup(); process.exit(1); }, 300_000);
 
-// Starts a process and waits (at most 15 s) for "listening on ... PORT" on its stderr.
-function start(bin, argv) {
+// Starts a process and waits (at most 15 s) for "listening on ... PORT" on its stderr; log() is
+// everything it wrote to stderr so far (the access log). `env` is added to the environment.
+function start(bin, argv, env = {}) {
   return new Promise((resolve, reject) => {
-    const p = spawn(bin, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(bin, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     children.push(p);
     let err = '';
     const timer = setTimeout(() => reject(new Error(`${bin} did not start: ${err}`)), 15_000);
     p.stderr.on('data', (d) => {
+      const first = err === '' || !/listening on/.test(err);
       err += d;
       const m = /listening on (?:http:\/\/[\d.]+:)?(\d+)/.exec(err);
-      if (m) { clearTimeout(timer); resolve({ proc: p, port: Number(m[1]) }); }
+      if (m && first) { clearTimeout(timer); resolve({ proc: p, port: Number(m[1]), log: () => err }); }
     });
     p.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${bin} exited with ${code}: ${err}`)); });
   });
@@ -69,7 +72,7 @@ const TOOLS = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'array', items: { type: 'integer' } } }, required: ['city'] } } },
   { type: 'function', function: { name: 'get_time', description: 'Time in a zone', parameters: { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] } } },
 ];
-const ask = (script, extra = {}) => ({ model: 'test', messages: [{ role: 'user', content: `Please help. SCRIPT:${script}` }], tools: TOOLS, ...extra });
+const ask = (script, extra = {}) => ({ model: SERVED, messages: [{ role: 'user', content: `Please help. SCRIPT:${script}` }], tools: TOOLS, ...extra });
 
 async function streamed(c, params) {
   const out = { content: '', reasoning: '', calls: [], finish: null, shapeOk: true };
@@ -90,6 +93,7 @@ async function streamed(c, params) {
         out.calls[tc.index].arguments += tc.function?.arguments ?? '';
       }
     }
+    if (d.toolchat_warnings) out.warnings = d.toolchat_warnings;
     if (ch.finish_reason) out.finish = ch.finish_reason;
   }
   return out;
@@ -97,7 +101,7 @@ async function streamed(c, params) {
 const whole = async (c, params) => {
   const r = await c.chat.completions.create(params);
   const m = r.choices[0].message;
-  return { content: m.content, reasoning: m.reasoning_content ?? '', calls: (m.tool_calls ?? []).map((t) => ({ id: t.id, name: t.function.name, arguments: t.function.arguments })), finish: r.choices[0].finish_reason, usage: r.usage };
+  return { model: r.model, warnings: m.toolchat_warnings, content: m.content, reasoning: m.reasoning_content ?? '', calls: (m.tool_calls ?? []).map((t) => ({ id: t.id, name: t.function.name, arguments: t.function.arguments })), finish: r.choices[0].finish_reason, usage: r.usage };
 };
 const callsOf = (calls) => calls.map((c) => { try { return [c.name, JSON.parse(c.arguments)]; } catch { return [c.name, `unparsable: ${c.arguments}`]; } });
 
@@ -134,6 +138,7 @@ async function expectError(label, promise, status, code) {
   } catch (e) {
     const got = e instanceof APIError ? [e.status, e.code ?? e.error?.code] : [undefined, String(e)];
     check(got[0] === status && got[1] === code, `${label}: error`, { want: [status, code], got });
+    return e;
   }
 }
 
@@ -167,7 +172,7 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
 
 // ollama-chat needs no template when the dialect is named (Ollama applies the model's own).
 {
-  const gw = await start(args.toolchat, ['serve', '--backend', beUrl, '--backend-kind', 'ollama-chat', '--dialect', 'hermes', '--port', '0', '--threads', '8']);
+  const gw = await start(args.toolchat, ['serve', '--backend', beUrl, '--backend-kind', 'ollama-chat', '--dialect', 'hermes', '--port', '0', '--threads', '8', '--model-name', SERVED]);
   await compareScript('ollama-chat without --model', client(gw.port), 'hermes_two');
 }
 
@@ -210,7 +215,7 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
     }
     const c = client(gw.port);
     for (const p of plan.filter((x) => x.dialect === dialect)) {
-      const params = { model: 'test', messages: [{ role: 'user', content: `Go. SCRIPT:${p.script}` }], tools: p.tools };
+      const params = { model: SERVED, messages: [{ role: 'user', content: `Go. SCRIPT:${p.script}` }], tools: p.tools };
       const problems = [];
       try {
         const w = await whole(c, params), s = await streamed(c, params);
@@ -291,7 +296,7 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
 {
   const c = client(gwL.port);
   await c.chat.completions.create({
-    model: 't', tools: TOOLS, messages: [
+    model: SERVED, tools: TOOLS, messages: [
       { role: 'user', content: 'Weather? SCRIPT:plain' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: 'RESULT-sunny-21C' },
@@ -310,7 +315,7 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
     const b = await lastBody();
     check(Array.isArray(b.stop) && b.stop.includes('Observation:'), 'react: stops at Observation:', b.stop);
     await client(gw.port).chat.completions.create({
-      model: 't', tools: TOOLS, messages: [
+      model: SERVED, tools: TOOLS, messages: [
         { role: 'user', content: 'Weather? SCRIPT:plain' },
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] },
         { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
@@ -355,6 +360,21 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
     ['nesting too deep', `{"messages": [${'['.repeat(200)}${']'.repeat(200)}]}`, 400, null],
     ['too many messages', { messages: Array(2049).fill(u) }, 400, 'messages'],
     ['too many tools', { messages: [u], tools: Array(513).fill(tool({ name: 'f' })) }, 400, 'tools'],
+    // What the OpenAI API refuses (issue 11).
+    ['tool message without tool_call_id', { messages: [u, { role: 'tool', content: 'r' }] }, 400, 'messages[1].tool_call_id'],
+    ['tool message answering no call', { messages: [u, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_9', content: 'r' }] }, 400, 'messages[2].tool_call_id'],
+    ['unknown content part type', { messages: [{ role: 'user', content: [{ type: 'txt', text: 'a' }] }] }, 400, 'messages[0].content[0].type'],
+    ['text part without text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 400, 'messages[0].content[0].text'],
+    ['image part on a text model', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }, 400, 'messages[0].content[0].type'],
+    ['tool schema with a bad pattern', { messages: [u], tools: [tool({ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string', pattern: '([' } } } })] }, 400, 'tools[0].function.parameters.properties.a.pattern'],
+    ['tool schema type 123', { messages: [u], tools: [tool({ name: 'f', parameters: { type: 123 } })] }, 400, 'tools[0].function.parameters.type'],
+    ['lone surrogate escape', '{"messages": [{"role": "user", "content": "a \\ud800 b"}]}', 400, 'messages[0].content'],
+    ['chat_template in chat_template_kwargs', { messages: [u], chat_template_kwargs: { chat_template: '{{ 1 }}' } }, 400, 'chat_template_kwargs.chat_template'],
+    ['NaN', '{"messages": [{"role": "user", "content": "x"}], "temperature": NaN}', 400, 'temperature'],
+    ['Infinity deep inside', '{"messages": [{"role": "user", "content": "x"}], "metadata": {"a": [-Infinity]}}', 400, 'metadata.a[0]'],
+    ['logprobs', { messages: [u], logprobs: true }, 400, 'logprobs'],
+    ['response_format while tools are shown', { messages: [u], tools: TOOLS, response_format: { type: 'json_object' } }, 400, 'response_format'],
+    ['response_format schema not a schema', { messages: [u], response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'obj' } } } }, 400, 'response_format.json_schema.schema.type'],
   ];
   for (const [label, body, status, param] of cases) {
     const r = await raw(gwL.port, typeof body === 'string' ? body : JSON.stringify(body));
@@ -401,7 +421,8 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
   } catch (e) { error = e; }
   check(got === 'Some wor', 'backend killed: what was generated before reached the client', got);
   check(error instanceof APIError && (error.code ?? error.error?.code) === 'backend_connection_lost', 'backend killed mid-stream: error event', String(error));
-  check((await get(gwK.port, '/health')).status === 200, 'backend killed: gateway still healthy');
+  check((await get(gwK.port, '/live')).status === 200, 'backend killed: gateway still alive');
+  check((await get(gwK.port, '/health')).status === 503, 'backend killed: /health says the backend is gone');
   await expectError('backend killed: next request', client(gwK.port).chat.completions.create(ask('plain')), 502, 'backend_unreachable');
 }
 
@@ -452,6 +473,194 @@ if (args.example) {
     { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? err.code ?? 1 : 0, stdout, stderr })));
   check(out.code === 0 && out.stdout.includes('answer after 2 model call(s): It is 18 °C and sunny in Paris.') && out.stdout.includes('"content": "Paris: 18 °C, sunny"'),
     'example_agent: call run, result fed back, final answer', out);
+}
+
+// 13. The gateway as OpenAI clients and operators expect it (issue 11).
+{
+  const c = client(gwL.port);
+  const testStart = Math.floor(Date.now() / 1000);
+  const fromBackend = async () => (await get(be.port, '/_last_auth')).text();
+
+  // A second server on a port in use is refused, with the port named.
+  const second = await new Promise((resolve) => execFile(args.toolchat, ['serve', '--model', MODEL, '--backend', beUrl, '--port', String(gwL.port)],
+    { timeout: 15_000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stderr })));
+  check(typeof second.code === 'number' && second.code !== 0 && second.stderr.includes(`port ${gwL.port} is in use`), 'serve on a port in use: refused, exit non-zero', second);
+
+  // developer = system for a template without a developer role.
+  await c.chat.completions.create({ model: SERVED, messages: [{ role: 'developer', content: 'DEV-RULES' }, { role: 'user', content: 'hi SCRIPT:plain' }] });
+  const dev = (await lastBody()).prompt;
+  check(dev.startsWith('<|im_start|>system\nDEV-RULES<|im_end|>\n<|im_start|>user\nhi SCRIPT:plain'), 'developer role rendered as the system message', dev.slice(0, 200));
+
+  // Without tools, and with tool_choice none, the answer is the model's text as written.
+  const plainAsk = (script, extra = {}) => ({ model: SERVED, messages: [{ role: 'user', content: `SCRIPT:${script}` }], ...extra });
+  for (const [label, params, text] of [
+    ['no tools', plainAsk('hermes_two'), scripts.hermes_two.text],
+    ['tool_choice none', ask('hermes_text_and_call', { tool_choice: 'none' }), scripts.hermes_text_and_call.text],
+  ]) {
+    const w = await whole(c, params), s = await streamed(c, params);
+    check(w.calls.length === 0 && w.content === text && w.finish === 'stop', `${label}: no tool_calls, the text as written`, w);
+    check(s.calls.length === 0 && s.content === text && s.finish === 'stop', `${label} (stream): no tool_calls, the text as written`, s);
+  }
+
+  // response_format: sent to each backend under its own field, and the answer checked.
+  const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } }, required: ['city'], additionalProperties: false };
+  const rfSchema = { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } };
+  const j = await whole(c, plainAsk('json_answer', { response_format: rfSchema }));
+  check(j.content && JSON.parse(j.content).city === 'Paris', 'response_format json_schema: the answer', j);
+  check(isDeepStrictEqual((await lastBody()).json_schema, schema), 'response_format: llama.cpp gets json_schema', await lastBody());
+  const js = await streamed(c, plainAsk('json_answer', { response_format: rfSchema }));
+  check(js.content === scripts.json_answer.text, 'response_format (stream): the answer', js);
+  await client(gwO.port).chat.completions.create(plainAsk('json_answer', { response_format: { type: 'json_object' } }));
+  check(isDeepStrictEqual((await lastBody()).response_format, { type: 'json_object' }), 'response_format: an OpenAI backend gets response_format', await lastBody());
+  await client(gwG.port).chat.completions.create(plainAsk('json_answer', { response_format: { type: 'json_object' } }));
+  check((await lastBody()).format === 'json', 'response_format: Ollama gets format "json"', await lastBody());
+  await client(gwC.port).chat.completions.create(plainAsk('json_answer', { response_format: rfSchema }));
+  check(isDeepStrictEqual((await lastBody()).format, schema), 'response_format: Ollama chat gets the schema as format', await lastBody());
+  await expectError('response_format: an answer that is not JSON', c.chat.completions.create(plainAsk('not_json', { response_format: { type: 'json_object' } })), 502, 'response_format_not_honoured');
+  await expectError('response_format: an answer against the schema', c.chat.completions.create(plainAsk('json_wrong', { response_format: rfSchema })), 502, 'response_format_not_honoured');
+  await expectError('response_format (stream): an answer against the schema', streamed(c, plainAsk('json_wrong', { response_format: rfSchema })), 502, 'response_format_not_honoured');
+
+  // Fields the gateway cannot honour: 400 naming them, through the client.
+  await expectError('n = 2', c.chat.completions.create(plainAsk('plain', { n: 2 })), 400, 'unsupported_parameter');
+  await expectError('logprobs', c.chat.completions.create(plainAsk('plain', { logprobs: true, top_logprobs: 2 })), 400, 'unsupported_parameter');
+  await expectError('image part', c.chat.completions.create({ model: SERVED, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }), 400, 'unsupported_content_part');
+  const ignored = await whole(c, plainAsk('plain', { user: 'u-1', store: false, metadata: { k: 'v' } }));
+  check(ignored.content === scripts.plain.text, 'user, store, metadata: accepted and ignored', ignored);
+  const noModel = await raw(gwL.port, JSON.stringify({ messages: [{ role: 'user', content: 'SCRIPT:plain' }] }));
+  check(noModel.status === 200 && noModel.j?.model === SERVED, 'no model: the served model', noModel);
+
+  // model: 404 for other names; aliases; GET /v1/models/{id}; created is the start time.
+  await expectError('unknown model', c.chat.completions.create({ ...plainAsk('plain'), model: 'gpt-4o' }), 404, 'model_not_found');
+  const one = await c.models.retrieve(SERVED);
+  check(one.id === SERVED && one.object === 'model', 'GET /v1/models/{id}', one);
+  await expectError('GET /v1/models/{unknown}', c.models.retrieve('gpt-4o'), 404, 'model_not_found');
+  const list1 = await c.models.list();
+  await new Promise((res) => setTimeout(res, 1100));
+  const list2 = await c.models.list();
+  check(list1.data[0].created === list2.data[0].created && list1.data[0].created <= testStart && list1.data[0].created > testStart - 600,
+    'models: created is the start time (fixed, before this section)', [list1.data[0].created, list2.data[0].created, testStart]);
+  const gwA = await gateway(beUrl, 'llamacpp', ['--model-name', 'main-name', '--model-name', 'alias-b']);
+  const ca = client(gwA.port);
+  check(isDeepStrictEqual((await ca.models.list()).data.map((m) => m.id), ['main-name', 'alias-b']), 'repeated --model-name: listed in order');
+  const viaAlias = await whole(ca, { ...plainAsk('plain'), model: 'alias-b' });
+  check(viaAlias.model === 'alias-b' && viaAlias.content === scripts.plain.text, 'a request for an alias is served under that name', viaAlias);
+  await expectError('the path name is no longer served once --model-name is given', ca.chat.completions.create(plainAsk('plain')), 404, 'model_not_found');
+
+  // Keys, environment variables, the access log as JSON.
+  const port = await freePort();
+  const gwK = await start(args.toolchat, ['serve', '--model', MODEL, '--backend', beUrl, '--threads', '8'],
+    { TOOLCHAT_PORT: String(port), TOOLCHAT_API_KEY: 'sekret', TOOLCHAT_BACKEND_API_KEY: 'backend-key', TOOLCHAT_LOG_FORMAT: 'json' });
+  check(gwK.port === port, 'TOOLCHAT_PORT sets the port', [gwK.port, port]);
+  const keyed = (key) => new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key, maxRetries: 0, timeout: 30_000 });
+  await expectError('wrong API key', keyed('sekreT').chat.completions.create(plainAsk('plain')), 401, 'invalid_api_key');
+  await expectError('wrong API key: models too', keyed('x').models.list(), 401, 'invalid_api_key');
+  const noKey = await raw(port, JSON.stringify(plainAsk('plain')));
+  check(noKey.status === 401 && noKey.j?.error?.code === 'invalid_api_key', 'no API key: 401', noKey);
+  const okKey = await whole(keyed('sekret'), plainAsk('plain'));
+  check(okKey.content === scripts.plain.text, 'right API key: served', okKey);
+  check(await fromBackend() === 'Bearer backend-key', 'TOOLCHAT_BACKEND_API_KEY sent to the backend', await fromBackend());
+  check((await get(port, '/live')).status === 200, '/live needs no key');
+  const jsonLines = gwK.log().split('\n').filter((l) => l.startsWith('{'));
+  const chatLine = jsonLines.map((l) => JSON.parse(l)).find((l) => l.status === 200 && l.path === '/v1/chat/completions');
+  check(chatLine && /^chatcmpl-/.test(chatLine.id) && chatLine.prompt_tokens > 0 && chatLine.completion_tokens > 0 && chatLine.model === SERVED && typeof chatLine.seconds === 'number',
+    'access log (json): one line per request with id, status, latency, tokens', jsonLines.slice(-3));
+  check(jsonLines.some((l) => JSON.parse(l).status === 401), 'access log (json): refused requests are logged too', jsonLines);
+
+  // A backend that needs a key: --backend-api-key on generation and on /health's probe.
+  const beKeyed = await start(args.backend, ['--scripts', `${root}/tests/gateway/scripts.json`, '--port', '0', '--require-key', 'bk2']);
+  for (const kind of ['llamacpp', 'openai']) {
+    const url = `http://127.0.0.1:${beKeyed.port}${kind === 'openai' ? '/v1' : ''}`;
+    const withKey = await gateway(url, kind, ['--backend-api-key', 'bk2']);
+    const withoutKey = await gateway(url, kind);
+    check((await get(withKey.port, '/health')).status === 200, `${kind}: /health probes the backend with --backend-api-key`);
+    check((await whole(client(withKey.port), plainAsk('plain'))).content === scripts.plain.text, `${kind}: generation with --backend-api-key`);
+    const hk = await get(withoutKey.port, '/health');
+    const hkj = await hk.json();
+    check(hk.status === 503 && /HTTP 401/.test(hkj.reason), `${kind}: /health 503 when the backend refuses the key`, [hk.status, hkj]);
+    await expectError(`${kind}: a backend refusing the key`, client(withoutKey.port).chat.completions.create(plainAsk('plain')), 502, 'backend_auth_failed');
+  }
+
+  // The text access log, parser warnings in it and on the message.
+  const trunc = await whole(c, ask('truncated_call'));
+  check(trunc.calls.length === 0 && trunc.warnings?.[0]?.kind === 'truncated_call', 'parser warning on the message (toolchat_warnings)', trunc);
+  const truncS = await streamed(c, ask('truncated_call'));
+  check(truncS.warnings?.[0]?.kind === 'truncated_call', 'parser warning in the stream\'s finish chunk', truncS);
+  // A line is written once its answer is complete, just after the client got the last byte: wait
+  // (at most 10 s) for the stream's line to show up.
+  const streamLine = / chatcmpl-\w+ POST \/v1\/chat\/completions 200 [\d.]+s model=qwen2\.5 stream=1 prompt_tokens=\d+ completion_tokens=\d+ finish=stop warnings=truncated_call$/m;
+  for (let i = 0; i < 100 && !streamLine.test(gwL.log()); i++) await new Promise((res) => setTimeout(res, 100));
+  const textLines = gwL.log().split('\n').filter((l) => l.includes(' POST /v1/chat/completions '));
+  check(textLines.some((l) => / chatcmpl-\w+ POST \/v1\/chat\/completions 200 [\d.]+s model=qwen2\.5 stream=0 prompt_tokens=\d+ completion_tokens=\d+ finish=stop warnings=truncated_call$/.test(l)),
+    'access log (text): the warning in the request\'s line', textLines.slice(-4));
+  check(textLines.some((l) => streamLine.test(l)),
+    'access log (text): a stream\'s line, written once it ended, with its tokens', textLines.slice(-4));
+
+  // --quiet: no access log; --log-prompts: the rendered prompt and the raw output.
+  const gwQ = await gateway(beUrl, 'llamacpp', ['--quiet', '--log-prompts']);
+  await client(gwQ.port).chat.completions.create(plainAsk('hermes_two'));
+  const qlog = gwQ.log();
+  check(!/ POST \/v1\/chat\/completions /.test(qlog), '--quiet: no access log line', qlog.slice(-300));
+  check(/--- prompt chatcmpl-\w+\n<\|im_start\|>system\n[^]*<\|im_start\|>user\nSCRIPT:hermes_two<\|im_end\|>\n<\|im_start\|>assistant\n\n--- end prompt/.test(qlog) &&
+    qlog.includes(`--- output `) && qlog.includes(`${scripts.hermes_two.text}\n--- end output`), '--log-prompts: prompt and raw output', qlog.slice(-600));
+
+  // CORS, 405, the read timeout.
+  const gwX = await gateway(beUrl, 'llamacpp', ['--cors', 'https://app.example', '--read-timeout', '1']);
+  const pre = await fetch(`http://127.0.0.1:${gwX.port}/v1/chat/completions`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' }, signal: AbortSignal.timeout(10_000) });
+  check(pre.status === 204 && pre.headers.get('access-control-allow-origin') === 'https://app.example' && /Authorization/.test(pre.headers.get('access-control-allow-headers') ?? ''), '--cors: preflight', [pre.status, [...pre.headers]]);
+  const post = await fetch(`http://127.0.0.1:${gwX.port}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(plainAsk('plain')), signal: AbortSignal.timeout(10_000) });
+  check(post.status === 200 && post.headers.get('access-control-allow-origin') === 'https://app.example', '--cors: the header on answers');
+  check((await get(gwL.port, '/health')).headers.get('access-control-allow-origin') === null, 'no --cors: no CORS header');
+  const g405 = await raw(gwL.port, '', { method: 'GET' });
+  check(g405.status === 405 && g405.j?.error?.code === 'method_not_allowed', 'GET on a POST route: 405', g405);
+  const p405 = await raw(gwL.port, '{}', { path: '/v1/models' });
+  check(p405.status === 405, 'POST on a GET route: 405', p405);
+  // A client that sends part of its request and goes silent: 408 (or the connection closed).
+  const slowClient = (text) => new Promise((resolve) => {
+    const sock = connect(gwX.port, '127.0.0.1', () => sock.write(text));
+    let got = '';
+    const t = setTimeout(() => { sock.destroy(); resolve({ closed: false, got }); }, 15_000);
+    const done = (closed) => { clearTimeout(t); sock.destroy(); resolve({ closed, got }); };
+    sock.on('data', (d) => { got += d; if (/^HTTP\/1\.1 \d+[^]*\r\n\r\n\{[^]*\}$/.test(got)) done(false); });
+    sock.on('close', () => done(true));
+    sock.on('error', () => {});
+  });
+  const timedOut = (r) => (r.closed && r.got === '') || (/^HTTP\/1\.1 408 /.test(r.got) && /"code":"request_timeout"/.test(r.got));
+  const slowBody = await slowClient('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"mess');
+  check(timedOut(slowBody), 'a client slower than --read-timeout with its body: 408 (or closed)', slowBody);
+  const slowHeaders = await slowClient('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n');
+  check(timedOut(slowHeaders), 'a client slower than --read-timeout with its headers: 408 (or closed)', slowHeaders);
+
+  // Backend 503: stays 503 with Retry-After (the backend's, or ours); backend errors are server_error.
+  const busy = await fetch(`http://127.0.0.1:${gwL.port}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(plainAsk('busy')), headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(10_000) });
+  const busyBody = await busy.json();
+  check(busy.status === 503 && busy.headers.get('retry-after') === '7' && busyBody.error?.type === 'server_error', 'backend 503: 503 with its Retry-After', [busy.status, busy.headers.get('retry-after'), busyBody]);
+  const busy2 = await fetch(`http://127.0.0.1:${gwL.port}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(plainAsk('busy_plain')), headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(10_000) });
+  check(busy2.status === 503 && /^\d+$/.test(busy2.headers.get('retry-after') ?? ''), 'backend 503 without Retry-After: ours', [busy2.status, busy2.headers.get('retry-after')]);
+  const dead = await gateway(`http://127.0.0.1:${await freePort()}`, 'llamacpp');
+  const deadErr = await expectError('backend refused: server_error', client(dead.port).chat.completions.create(plainAsk('plain')), 502, 'backend_unreachable');
+  check(deadErr?.type === 'server_error', 'backend errors have type server_error', deadErr?.type);
+  const h = await get(dead.port, '/health');
+  const hj = await h.json();
+  check(h.status === 503 && hj.status === 'unavailable' && /unreachable/.test(hj.reason), '/health: 503 with the reason when the backend is down', [h.status, hj]);
+  check((await get(dead.port, '/live')).status === 200, '/live: 200 while the backend is down');
+  check((await get(gwL.port, '/health')).status === 200, '/health: 200 when the backend answers');
+
+  // https backends: the certificate is verified; --backend-ca names the CA to trust.
+  const dir = mkdtempSync(`${tmpdir()}/toolchat-tls-`);
+  const made = await new Promise((resolve) => execFile('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
+    '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { timeout: 30_000 }, (err) => resolve(!err)));
+  if (!made) {
+    console.log('note: openssl could not make a certificate; https backend cases skipped');
+  } else {
+    const tls = await start(args.backend, ['--scripts', `${root}/tests/gateway/scripts.json`, '--port', '0', '--tls-cert', `${dir}/cert.pem`, '--tls-key', `${dir}/key.pem`]);
+    const untrusted = await gateway(`https://127.0.0.1:${tls.port}`, 'llamacpp');
+    await expectError('https backend with an untrusted certificate', client(untrusted.port).chat.completions.create(plainAsk('plain')), 502, 'backend_tls_failed');
+    check((await get(untrusted.port, '/health')).status === 503, 'https backend with an untrusted certificate: /health 503');
+    const trusted = await gateway(`https://127.0.0.1:${tls.port}`, 'llamacpp', ['--backend-ca', `${dir}/cert.pem`, '--backend-api-key', 'over-tls']);
+    const ok = await whole(client(trusted.port), plainAsk('plain'));
+    check(ok.content === scripts.plain.text, 'https backend verified with --backend-ca', ok);
+  }
+  rmSync(dir, { recursive: true, force: true });
 }
 
 clearTimeout(overall);

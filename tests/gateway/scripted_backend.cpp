@@ -9,14 +9,18 @@
 //   "delay_ms": pause between pieces, "sleep_ms": pause before answering, "die_after": drop the connection after this many text bytes,
 //   "hang_after": stop after this many bytes and wait (pinging) until the client goes away,
 //   "status": HTTP status to fail with, "body": a raw body to send instead (garbage),
-//   "finish": "stop"|"length", "when": text, "then": output used instead when the prompt holds `when`}.
-// GET /_last returns the last request body; GET /_stats {"requests", "cancelled"}.
+//   "finish": "stop"|"length", "when": text, "then": output used instead when the prompt holds `when`,
+//   "retry_after": Retry-After header sent with "status"}.
+// GET /_last returns the last request body; GET /_last_auth its Authorization header; GET /_stats
+// {"requests", "cancelled"}; GET /health {"status": "ok"}. With --tls-cert FILE --tls-key FILE it
+// serves https; with --require-key KEY every route but /_* answers 401 without "Bearer KEY".
 #include <httplib.h>
 #include <signal.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,7 +34,7 @@ namespace {
 
 Value g_scripts;
 std::mutex g_mu;
-std::string g_last;
+std::string g_last, g_last_auth;
 std::atomic<uint64_t> g_requests{0}, g_cancelled{0};
 
 const Value* get(const Value& d, std::string_view k) { return d.is_dict() ? d.dict_obj().find(k) : nullptr; }
@@ -51,7 +55,7 @@ std::string jstr(std::string_view s) {
 enum class Kind { LlamaCpp, OpenAI, OllamaGenerate, OllamaChat };
 
 struct Plan {
-  std::string text, finish = "stop", body;
+  std::string text, finish = "stop", body, retry_after;
   size_t chunk = 4;
   int64_t delay_ms = 0, sleep_ms = 0, die_after = -1, hang_after = -1, status = 200, prompt_tokens = 0;
 };
@@ -82,6 +86,7 @@ Plan plan_for(const std::string& prompt) {
   p.die_after = int_or(*s, "die_after", -1);
   p.hang_after = int_or(*s, "hang_after", -1);
   p.status = int_or(*s, "status", 200);
+  p.retry_after = str_or(*s, "retry_after", "");
   return p;
 }
 
@@ -129,6 +134,7 @@ void handle(Kind kind, const httplib::Request& req, httplib::Response& res) {
   {
     std::lock_guard<std::mutex> g(g_mu);
     g_last = req.body;
+    g_last_auth = req.get_header_value("Authorization");
   }
   Value body;
   try {
@@ -146,6 +152,7 @@ void handle(Kind kind, const httplib::Request& req, httplib::Response& res) {
   if (p.sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.sleep_ms));
   if (p.status != 200) {
     res.status = static_cast<int>(p.status);
+    if (!p.retry_after.empty()) res.set_header("Retry-After", p.retry_after);
     res.set_content("{\"error\":\"scripted failure\"}", "application/json");
     return;
   }
@@ -194,12 +201,15 @@ void handle(Kind kind, const httplib::Request& req, httplib::Response& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scripts, host = "127.0.0.1";
+  std::string scripts, host = "127.0.0.1", tls_cert, tls_key, require_key;
   int port = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--scripts") scripts = argv[i + 1];
     else if (a == "--port") port = std::atoi(argv[i + 1]);
+    else if (a == "--tls-cert") tls_cert = argv[i + 1];
+    else if (a == "--tls-key") tls_key = argv[i + 1];
+    else if (a == "--require-key") require_key = argv[i + 1];
     else {
       std::fprintf(stderr, "scripted_backend: unknown option %s\n", a.c_str());
       return 2;
@@ -213,10 +223,21 @@ int main(int argc, char** argv) {
   }
   if (!get(g_scripts, "default")) g_scripts.dict_obj().set(Value::string("default"), json::parse("{\"text\": \"Hello! How can I help?\"}"));
   signal(SIGPIPE, SIG_IGN);
-  toolchat::gateway::HttpServer svr;
+  std::unique_ptr<httplib::Server> server;
+  if (!tls_cert.empty()) server = std::make_unique<httplib::SSLServer>(tls_cert.c_str(), tls_key.c_str());
+  else server = std::make_unique<toolchat::gateway::HttpServer>();
+  httplib::Server& svr = *server;
   svr.new_task_queue = [] { return new httplib::ThreadPool(320); };
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(100000);
+  if (!require_key.empty())
+    svr.set_pre_routing_handler([require_key](const httplib::Request& q, httplib::Response& r) {
+      if (q.path.rfind("/_", 0) == 0 || q.get_header_value("Authorization") == "Bearer " + require_key)
+        return httplib::Server::HandlerResponse::Unhandled;
+      r.status = 401;
+      r.set_content("{\"error\":\"Invalid API Key\"}", "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    });
   svr.Post("/completion", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::LlamaCpp, q, r); });
   svr.Post("/v1/completions", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::OpenAI, q, r); });
   svr.Post("/api/generate", [](const httplib::Request& q, httplib::Response& r) { handle(Kind::OllamaGenerate, q, r); });
@@ -225,6 +246,11 @@ int main(int argc, char** argv) {
     std::lock_guard<std::mutex> g(g_mu);
     r.set_content(g_last, "application/json");
   });
+  svr.Get("/_last_auth", [](const httplib::Request&, httplib::Response& r) {
+    std::lock_guard<std::mutex> g(g_mu);
+    r.set_content(g_last_auth, "text/plain");
+  });
+  svr.Get("/health", [](const httplib::Request&, httplib::Response& r) { r.set_content("{\"status\":\"ok\"}", "application/json"); });
   svr.Get("/_stats", [](const httplib::Request&, httplib::Response& r) {
     r.set_content("{\"requests\":" + std::to_string(g_requests.load()) + ",\"cancelled\":" + std::to_string(g_cancelled.load()) + "}",
                   "application/json");
@@ -235,7 +261,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scripted_backend: cannot listen\n");
     return 1;
   }
-  svr.widen_backlog(1024);
+  if (tls_cert.empty()) static_cast<toolchat::gateway::HttpServer&>(svr).widen_backlog(1024);
   std::fprintf(stderr, "scripted_backend: listening on %d\n", port);
   std::fflush(stderr);
   svr.listen_after_bind();

@@ -47,7 +47,7 @@ def add_cases():
         else:
             B("deep_" + d[0], "nesting", d[1], d[2])
 
-    # legitimate depths, as deep as Jinja2 itself renders (reliability.md §1.4): must render
+    # legitimate depths, as deep as Jinja2 itself renders (docs/reliability.md §1.4): must render
     T("depth_ok_parens", "nesting", "{{ " + "(" * 60 + "1" + ")" * 60 + " }}", "60 parentheses render in Jinja2")
     T("depth_ok_lists", "nesting", "{{ " + "[" * 60 + "]" * 60 + " }}", "60 nested lists render")
     T("depth_ok_ifs", "nesting", "{% if true %}" * 90 + "x" + "{% endif %}" * 90, "90 nested ifs render")

@@ -1,4 +1,4 @@
-// Dialect conformance (style.md §3): every registered dialect has tests/dialects/fixtures/<name>.json;
+// Dialect conformance (docs/dialects.md §1.3): every registered dialect has tests/dialects/fixtures/<name>.json;
 // every fixture case parses to its expected result, and the parse fed byte by byte, split at every
 // single point, and in seeded random chunkings (splits inside UTF-8 sequences included) gives the
 // same events (adjacent deltas merged). Content and reasoning deltas never cut a code point.

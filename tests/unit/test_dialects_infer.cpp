@@ -92,20 +92,20 @@ TEST(DialectInfer, CorpusRoundTrip) {
 }
 
 // Hand-checked specs: the markers and paths inference must derive for well-known formats
-// (dialects.md §3.1 Hermes, §2.1 DeepSeek V3, §5.1 Llama 3.1, §3.2 Qwen3-Coder).
+// (docs/dialects.md §3.1 Hermes, §2.1 DeepSeek V3, §5.1 Llama 3.1, §3.2 Qwen3-Coder).
 TEST(DialectInfer, KnownFormats) {
   std::map<std::string, std::string> want = {
       {"vllm-hermes.jinja",
        R"({"form":"call_object","block_open":"","call_open":"<tool_call>","call_close":"</tool_call>","separator":"","block_close":"","name_path":["name"],"arguments_path":["arguments"],"parallel":true,"start_only":false})"},
       {"deepseek-ai-DeepSeek-V3.jinja",
        "{\"form\":\"name_then_arguments\",\"block_open\":\"<｜tool▁calls▁begin｜>\",\"call_open\":\"<｜tool▁call▁begin｜>function<｜tool▁sep｜>\",\"name_separator\":\"```json\",\"call_close\":\"```<｜tool▁call▁end｜>\",\"separator\":\"\",\"block_close\":\"<｜tool▁calls▁end｜>\",\"parallel\":true,\"start_only\":false}"},
-      // Llama 3.1 JSON (dialects.md §5.1): the bare object, "parameters", one call per message.
+      // Llama 3.1 JSON (docs/dialects.md §5.1): the bare object, "parameters", one call per message.
       {"vllm-llama3.1_json.jinja",
        R"({"form":"call_object","block_open":"","call_open":"","call_close":"","separator":"","block_close":"","name_path":["name"],"arguments_path":["parameters"],"parallel":false,"start_only":true})"},
       // Llama 3.1 user-defined tool calling: <function=NAME>{...}</function>, ended by <|eom_id|>.
       {"vllm-llama3.1_usr_def_tool_call.jinja",
        R"({"form":"name_then_arguments","block_open":"","call_open":"<function=","name_separator":">","call_close":"</function>","separator":"","block_close":"","parallel":false,"start_only":false})"},
-      // Qwen3-Coder (dialects.md §3.2): <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>…
+      // Qwen3-Coder (docs/dialects.md §3.2): <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>…
       {"vllm-qwen3coder.jinja",
        "{\"form\":\"key_value\",\"block_open\":\"\",\"call_open\":\"<tool_call>\\n<function=\",\"name_separator\":\">\\n<parameter=\",\"key_value_separator\":\">\",\"argument_separator\":\"</parameter>\\n<parameter=\",\"call_close\":\"</parameter>\\n</function>\\n</tool_call>\",\"separator\":\"\",\"block_close\":\"\",\"parallel\":true,\"start_only\":false}"},
   };

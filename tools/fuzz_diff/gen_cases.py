@@ -44,11 +44,7 @@ NOW = "2026-01-15T09:30:00"
 
 def default_oracle():
     repo = os.path.dirname(os.path.dirname(HERE))
-    for p in (os.path.join(repo, "tests", "oracle", "hf_render.py"),
-              "/work/shared/oracle/hf_render.py"):
-        if os.path.exists(p):
-            return p
-    return "/work/shared/oracle/hf_render.py"
+    return os.path.join(repo, "tests", "oracle", "hf_render.py")
 
 
 # ----------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-// Shared helpers of the builtin filter files (filters.cpp, filters_text.cpp,
-// filters_seq.cpp, tests.cpp). Private to src/jinja/builtins/.
+// Shared helpers of the builtin filter files (filters.cpp, filters_text.cpp, filters_seq.cpp,
+// filters_encode.cpp), also used by tests.cpp and methods_str.cpp, and the declarations of the
+// filter functions that filters.cpp's table names. Private to src/jinja/builtins/; the helpers
+// are defined in filters.cpp except pformat (filters_encode.cpp).
 #pragma once
 
 #include <initializer_list>
@@ -26,7 +28,8 @@ std::string soft_str(const Value& v);
 inline Value str_value(std::string s, bool markup) {
   return markup ? Value::markup(std::move(s)) : Value::string(std::move(s));
 }
-// operator.index(v): int / bool; TypeError "'X' object cannot be interpreted as an integer".
+// operator.index(v): int / bool / big int (OverflowError when it does not fit in 64 bits);
+// TypeError "'X' object cannot be interpreted as an integer" otherwise.
 int64_t as_index(const Value& v);
 // markupsafe.escape of text (&, <, >, ", ').
 std::string html_escape(std::string_view s);
@@ -77,20 +80,22 @@ Value f_forceescape(Renderer&, const Value&, CallArgs&);
 Value f_format(Renderer&, const Value&, CallArgs&);
 Value f_indent(Renderer&, const Value&, CallArgs&);
 Value f_lower(Renderer&, const Value&, CallArgs&);
-Value f_pprint(Renderer&, const Value&, CallArgs&);
 Value f_replace(Renderer&, const Value&, CallArgs&);
 Value f_safe(Renderer&, const Value&, CallArgs&);
 Value f_string(Renderer&, const Value&, CallArgs&);
 Value f_striptags(Renderer&, const Value&, CallArgs&);
 Value f_title(Renderer&, const Value&, CallArgs&);
-Value f_tojson(Renderer&, const Value&, CallArgs&);
 Value f_trim(Renderer&, const Value&, CallArgs&);
 Value f_truncate(Renderer&, const Value&, CallArgs&);
 Value f_upper(Renderer&, const Value&, CallArgs&);
-Value f_urlencode(Renderer&, const Value&, CallArgs&);
-Value f_urlize(Renderer&, const Value&, CallArgs&);
 Value f_wordcount(Renderer&, const Value&, CallArgs&);
 Value f_wordwrap(Renderer&, const Value&, CallArgs&);
+
+// ---- filters implemented in filters_encode.cpp ----
+Value f_pprint(Renderer&, const Value&, CallArgs&);
+Value f_tojson(Renderer&, const Value&, CallArgs&);
+Value f_urlencode(Renderer&, const Value&, CallArgs&);
+Value f_urlize(Renderer&, const Value&, CallArgs&);
 Value f_xmlattr(Renderer&, const Value&, CallArgs&);
 
 // ---- filters implemented in filters_seq.cpp ----
