@@ -202,14 +202,9 @@ void append_json_escaped(std::string& out, std::string_view s) {
 }
 
 std::string typed_json(std::string_view text, ParamType t, const Rules& r) {
+  if (t.always_text()) return quoted(text);
   std::string low = lower(trim(text));
-  if (r.null_text_is_null && low == "null") return "null";
-  if (t.bits == 0) {
-    if (auto v = parse_structured(text))
-      if (auto s = json_of(*v)) return *s;
-    return quoted(text);
-  }
-  if (t.only_string()) return quoted(text);
+  if (r.null_text_is_null && low == "null" && !(t.bits & kString)) return "null";
   if (t.bits & kInteger)
     if (auto s = as_integer(text)) return *s;
   if (t.bits & kNumber)
@@ -269,7 +264,7 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
     }
   }
   pending_.append(piece);
-  if (!type_.only_string()) return;  // typed once complete
+  if (!type_.always_text()) return;  // typed once complete
   // Hold back what the end of the value could still trim (the trailing whitespace run is counted
   // from the new piece only, so a long run costs nothing per piece).
   size_t t = 0;
@@ -283,9 +278,6 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
   }
   std::string piece_out;
   if (!streaming_) {
-    // "null" is null: wait while the text could still be exactly that.
-    if (rules_.null_text_is_null && keep <= 4 && std::string_view("null").substr(0, keep) == lower(pending_.substr(0, keep)))
-      return;
     piece_out = "\"";
     streaming_ = true;
   }

@@ -3,12 +3,13 @@
 // as one JSON object built piece by piece.
 //
 // Typing (after vLLM's qwen3_coder / glm4_moe / minimax_m2 parsers and SGLang's detectors, which
-// agree on the main lines): a string-typed parameter keeps its text; integer / number / boolean /
-// null / object / array parameters are parsed when the text is valid for that type (objects and
-// arrays as JSON, then as a Python literal) and otherwise kept as text; with several declared types
-// the order is integer, number, boolean, null, object, array, then string. A parameter whose type is
-// unknown (no tools, an unknown tool or parameter, a schema without a type) is parsed as JSON or a
-// Python literal when it is one, else kept as text.
+// agree on the main lines): a value is converted only where the tool's schema says so. A string-typed
+// parameter keeps its text; integer / number / boolean / null / object / array parameters are parsed
+// when the text is valid for that type (objects and arrays as JSON, then as a Python literal) and
+// otherwise kept as text; with several declared types (a type list, anyOf / oneOf / allOf, an enum's
+// values) the order is integer, number, boolean, null, object, array, then string. A parameter whose
+// type is unknown (no tools, an unknown tool or parameter, a schema without a type) keeps its text,
+// as vLLM does: `{"n": "3"}` is what the model wrote, `{"n": 3}` would be a guess.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,10 @@ enum TypeBit : uint8_t {
   kString = 1, kInteger = 2, kNumber = 4, kBoolean = 8, kNull = 16, kObject = 32, kArray = 64,
 };
 struct ParamType {
-  uint8_t bits = 0;  // 0 = unknown (any)
+  uint8_t bits = 0;  // 0 = unknown: kept as text
   bool only_string() const { return bits == kString; }
+  // The value is text whatever it reads as (a string type, or no type known).
+  bool always_text() const { return bits == 0 || bits == kString; }
   // A string, or a string or null (DSML keeps such values as text).
   bool string_or_null() const { return (bits & ~kNull) == kString; }
 };
@@ -44,8 +47,10 @@ ParamType param_type(const Value& tools, std::string_view tool, std::string_view
 std::optional<std::string> xml_attr(std::string_view tag, std::string_view key);
 
 struct Rules {
-  // The text "null" (any case) is null whatever the type (vLLM qwen3_coder, seed_oss, minimax_m2);
-  // GLM keeps it as text for string parameters.
+  // The text "null" (any case) is null for a parameter whose type is known and excludes string (an
+  // integer parameter: vLLM qwen3_coder, seed_oss, minimax_m2 give null there); GLM keeps it as
+  // text. A type that allows null (a type list, anyOf) takes null / none / nil in every family; a
+  // string parameter keeps the text "null".
   bool null_text_is_null = true;
 };
 
