@@ -24,6 +24,11 @@ class InterleavedThink final : public StreamParser, private Sink {
  private:
   void on(Event&& e) override {
     if (auto* c = std::get_if<ContentDelta>(&e)) {
+      if (pending_.empty() && c->text.find('<') == std::string::npos) {  // no tag can start here
+        if (in_block_) out_->on(ReasoningDelta{std::move(c->text)});
+        else out_->on(std::move(e));
+        return;
+      }
       pending_ += c->text;
       drain(false);
       return;

@@ -81,7 +81,11 @@ class Recovering final : public StreamParser, private Sink {
     if (!on_) return out_->on(std::move(e));
     bool just_recovered = just_recovered_;
     just_recovered_ = false;
-    if (auto* c = std::get_if<ContentDelta>(&e)) return content(c->text);
+    if (auto* c = std::get_if<ContentDelta>(&e)) {
+      // The common case: nothing held and no tag can start in the text.
+      if (held_.empty() && seen_text_ && !whole_ && c->text.find('<') == std::string::npos) return out_->on(std::move(e));
+      return content(c->text);
+    }
     if (auto* w = std::get_if<Warning>(&e)) {
       // The family's parser says "not a call" right after giving back text recovered as one.
       if (just_recovered && w->kind == WarningKind::MalformedCall) return;
