@@ -8,7 +8,9 @@
 // Attribute values escape & and " as &amp; and &quot;. The generation prompt opens the think block
 // (thinking on, the default: ParseOptions::reasoning_open) or the response block.
 // A value is typed by its type attribute (the model says what it wrote); without one, by the tool's
-// schema (schema_args.hpp: text when no schema says otherwise). A call is emitted when it closes.
+// schema (schema_args.hpp: text when no schema says otherwise). A call is announced once its name is
+// complete and string values stream as they arrive (schema::ArgsWriter); a call cut short after
+// that is closed with a truncated_call warning.
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -96,8 +98,12 @@ class KimiK3Parser final : public scan::ParserBase {
         if (!read_tag(sink, &tag)) return st_ == St::Content;
         auto name = schema::xml_attr(tag, "tool");
         if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
-        name_ = unescape_attr(*name);
-        args_ = Value::dict();
+        // The name is complete: the call is announced and its arguments stream from here on.
+        std::string n = unescape_attr(*name);
+        stop_recording();
+        cur_ = calls_++;
+        sink.on(ToolCallBegin{cur_, next_id(), n});
+        args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(n), {}, schema::Trim::None);
         st_ = St::Args;
         return true;
       }
@@ -105,12 +111,12 @@ class KimiK3Parser final : public scan::ParserBase {
         size_t len = 0;
         int m = scan::match_any(rest(), {kArgOpen, kJsonOpen, kCallClose}, eof, &len);
         if (m == -2) return false;
-        if (m < 0) return malformed(sink, "unexpected text inside a call", st_);
+        if (m < 0) return broken_call(sink, "unexpected text inside a call");
         advance(len);
         if (m == 2) {
-          emit_call(sink, "", name_, args_);
+          args_.end(sink);
           ++block_calls_;
-          start_recording();  // the next call of the block, if it is cut short, is given back alone
+          start_recording();  // what follows in the block, if it is cut short, is given back alone
           st_ = St::Tools;
           return true;
         }
@@ -118,27 +124,35 @@ class KimiK3Parser final : public scan::ParserBase {
         return true;
       }
       case St::ArgTag: {
-        std::string tag;
-        if (!read_tag(sink, &tag)) return st_ == St::Content;
+        std::string_view r = rest();
+        size_t end = r.find(kSep);
+        if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
+        if (end == std::string_view::npos) return false;
+        std::string tag(r.substr(0, end));
+        advance(end + kSep.size());
         auto key = schema::xml_attr(tag, "key");
-        if (!key) return malformed(sink, "an argument without its key attribute", st_);
-        key_ = unescape_attr(*key);
+        if (!key) return broken_call(sink, "an argument without its key attribute");
         auto type = schema::xml_attr(tag, "type");
-        type_ = type ? std::optional<std::string>(unescape_attr(*type)) : std::nullopt;
-        value_.clear();
+        args_.param(sink, unescape_attr(*key), type ? type_of(unescape_attr(*type)) : std::nullopt);
         st_ = St::ArgValue;
         return true;
       }
       case St::ArgValue: {
-        if (collect_until(value_, {kArgClose}, eof) < 0) return false;
+        std::string piece;
+        int k = collect_until(piece, {kArgClose}, eof);
+        args_.text(sink, piece);
+        if (k < 0) return false;
         advance(kArgClose.size());
-        args_.dict_obj().set(Value::string(key_), typed(value_));
+        args_.end_param(sink);
         st_ = St::Args;
         return true;
       }
       case St::JsonTag: {
-        std::string tag;
-        if (!read_tag(sink, &tag)) return st_ == St::Content;
+        std::string_view r = rest();
+        size_t end = r.find(kSep);
+        if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
+        if (end == std::string_view::npos) return false;
+        advance(end + kSep.size());
         value_.clear();
         st_ = St::JsonValue;
         return true;
@@ -147,8 +161,13 @@ class KimiK3Parser final : public scan::ParserBase {
         if (collect_until(value_, {kJsonClose}, eof) < 0) return false;
         advance(kJsonClose.size());
         auto v = json_value(value_);
-        if (!v || !v->is_dict()) return malformed(sink, "a json argument block that is not a JSON object", st_);
-        for (const auto& [k, x] : v->dict_obj().entries) args_.dict_obj().set(k, x);
+        if (!v || !v->is_dict()) return broken_call(sink, "a json argument block that is not a JSON object");
+        // Its members join the call's arguments, each typed as the JSON wrote it.
+        for (const auto& [k, x] : v->dict_obj().entries) {
+          args_.param(sink, k.is_str() ? k.str() : scan::compact_json(k), json_type(x));
+          args_.text(sink, x.is_str() ? x.str() : scan::compact_json(x));
+          args_.end_param(sink);
+        }
         st_ = St::Args;
         return true;
       }
@@ -170,8 +189,13 @@ class KimiK3Parser final : public scan::ParserBase {
           warn(sink, WarningKind::MissingCloseMarker, "the tools block was not closed");
         }
         break;
-      case St::CallTag: case St::Args: case St::ArgTag: case St::ArgValue: case St::JsonTag: case St::JsonValue:
+      case St::CallTag:
         give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
+        break;
+      case St::Args: case St::ArgTag: case St::ArgValue: case St::JsonTag: case St::JsonValue:
+        // The call was announced and its arguments streamed: it is closed, with the warning.
+        args_.end(sink);
+        warn(sink, WarningKind::TruncatedCall, "output ended inside a call");
         break;
       default: break;
     }
@@ -193,21 +217,38 @@ class KimiK3Parser final : public scan::ParserBase {
     return true;
   }
 
-  Value typed(const std::string& text) const {
-    if (type_) {
-      if (*type_ == "string") return Value::string(text);
-      if (auto v = json_value(text)) return *v;
-      return Value::string(text);
-    }
-    std::string j = schema::typed_json(text, schema::param_type(opts_.tools, name_, key_), {});
-    if (auto v = json_value(j)) return *v;
-    return Value::string(text);
+  // The type attribute's value as schema bits (an unknown name: the schema decides).
+  static std::optional<schema::ParamType> type_of(const std::string& t) {
+    schema::ParamType p;
+    if (t == "string") p.bits = schema::kString;
+    else if (t == "number") p.bits = schema::kNumber | schema::kInteger;
+    else if (t == "integer") p.bits = schema::kInteger;
+    else if (t == "boolean") p.bits = schema::kBoolean;
+    else if (t == "null") p.bits = schema::kNull;
+    else if (t == "object") p.bits = schema::kObject;
+    else if (t == "array") p.bits = schema::kArray;
+    else return std::nullopt;
+    return p;
+  }
+  static schema::ParamType json_type(const Value& v) {
+    schema::ParamType p;
+    p.bits = v.is_str() ? schema::kString : v.is_bool() ? schema::kBoolean : v.is_none() ? schema::kNull
+           : v.is_number() ? schema::kNumber | schema::kInteger : v.is_dict() ? schema::kObject : schema::kArray;
+    return p;
+  }
+  // After the call was announced: it is closed with what it has, with a warning, and the rest of
+  // the output is content.
+  bool broken_call(Sink& sink, const char* why) {
+    args_.end(sink);
+    warn(sink, WarningKind::MalformedCall, why);
+    st_ = St::Content;
+    return true;
   }
 
   enum class St { Start, Reasoning, Content, Tools, CallTag, Args, ArgTag, ArgValue, JsonTag, JsonValue, Done } st_;
-  std::string name_, key_, value_;
-  std::optional<std::string> type_;
-  Value args_;
+  std::string value_;
+  schema::ArgsWriter args_;
+  size_t cur_ = 0;  // index of the open call
   size_t block_calls_ = 0;
 };
 

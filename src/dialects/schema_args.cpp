@@ -236,13 +236,13 @@ void ArgsWriter::begin(Sink& sink, size_t index, const Value* tools, std::string
   out(sink, "{");
 }
 
-void ArgsWriter::param(Sink& sink, std::string_view name) {
+void ArgsWriter::param(Sink& sink, std::string_view name, std::optional<ParamType> type) {
   if (in_param_) end_param(sink);
   std::string s = first_ ? "" : ",";
   s += quoted(name);
   s += ':';
   out(sink, std::move(s));
-  type_ = tools_ ? param_type(*tools_, tool_, name) : ParamType{};
+  type_ = type ? *type : tools_ ? param_type(*tools_, tool_, name) : ParamType{};
   in_param_ = true;
   streaming_ = false;
   leading_ = true;
@@ -253,7 +253,9 @@ void ArgsWriter::param(Sink& sink, std::string_view name) {
 void ArgsWriter::text(Sink& sink, std::string_view piece) {
   if (!in_param_) return;
   if (leading_) {
-    if (trim_ == Trim::OneNewline) {
+    if (trim_ == Trim::None) {
+      leading_ = false;
+    } else if (trim_ == Trim::OneNewline) {
       if (piece.empty()) return;
       if (piece[0] == '\n') piece.remove_prefix(1);
       leading_ = false;
@@ -273,7 +275,7 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
   size_t keep = pending_.size();
   if (trim_ == Trim::OneNewline) {
     if (keep > 0 && pending_[keep - 1] == '\n') --keep;
-  } else {
+  } else if (trim_ == Trim::Whitespace) {
     keep -= std::min(ws_tail_, keep);
   }
   std::string piece_out;
@@ -292,7 +294,7 @@ void ArgsWriter::end_param(Sink& sink) {
   std::string_view v = pending_;
   if (trim_ == Trim::OneNewline) {
     if (!v.empty() && v.back() == '\n') v.remove_suffix(1);
-  } else {
+  } else if (trim_ == Trim::Whitespace) {
     while (!v.empty() && is_json_ws(v.back())) v.remove_suffix(1);
   }
   if (streaming_) {

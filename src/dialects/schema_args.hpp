@@ -60,9 +60,9 @@ std::string typed_json(std::string_view text, ParamType t, const Rules& r);
 // The body of a JSON string literal for s (no quotes), as json.dumps(ensure_ascii=False) writes it.
 void append_json_escaped(std::string& out, std::string_view s);
 
-// How a value's text is trimmed: exactly one '\n' each side (Qwen3-Coder, Seed-OSS) or all ASCII
-// whitespace each side (GLM, MiniMax).
-enum class Trim { OneNewline, Whitespace };
+// How a value's text is trimmed: exactly one '\n' each side (Qwen3-Coder, Seed-OSS), all ASCII
+// whitespace each side (GLM, MiniMax) or not at all (Kimi K3, whose values sit between tokens).
+enum class Trim { OneNewline, Whitespace, None };
 
 // Streams one call's arguments as JSON: begin() emits "{", each parameter emits its key, then its
 // value as text arrives (strings escaped piece by piece; other types once the value is complete),
@@ -70,7 +70,9 @@ enum class Trim { OneNewline, Whitespace };
 class ArgsWriter {
  public:
   void begin(Sink& sink, size_t index, const Value* tools, std::string tool, Rules rules, Trim trim);
-  void param(Sink& sink, std::string_view name);
+  // `type`: what the format itself says the value is (Kimi K3's type attribute); by default the
+  // tool's schema decides.
+  void param(Sink& sink, std::string_view name, std::optional<ParamType> type = std::nullopt);
   // A piece of the value's text (the value ends with end_param).
   void text(Sink& sink, std::string_view piece);
   void end_param(Sink& sink);

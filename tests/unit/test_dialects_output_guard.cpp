@@ -235,3 +235,28 @@ TEST(OutputGuard, ContentAroundCallsIsVerbatim) {
   EXPECT_EQ(d.content, "A\n\nB");
   EXPECT_EQ(d.tool_calls.size(), 1u);
 }
+
+// Kimi K3 streams a string argument as it arrives (issue 12 §1 for the new family): fed a byte at
+// a time, once half the value is in, the events already hold the name and that half.
+TEST(OutputGuard, KimiK3StreamsStringArguments) {
+  std::string value(4000, 'x');
+  for (size_t i = 0; i < value.size(); i += 7) value[i] = 'a' + static_cast<char>(i % 26);
+  const std::string head = "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|>"
+                           "<|open|>argument key=\"content\" type=\"string\"<|sep|>";
+  const std::string text = head + value + "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>";
+  ParseOptions o;
+  EventLog log;
+  auto p = find("kimi_k3")->make_parser(o);
+  size_t half = head.size() + value.size() / 2;
+  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  ParsedMessage mid = collect(log.events);
+  ASSERT_EQ(mid.tool_calls.size(), 1u);
+  EXPECT_EQ(mid.tool_calls[0].name, "write_file");
+  std::string want_prefix = "{\"content\":\"" + value.substr(0, value.size() / 2 - 8);
+  EXPECT_EQ(mid.tool_calls[0].arguments.substr(0, want_prefix.size()), want_prefix);
+  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  p->finish(log);
+  ParsedMessage all_of = collect(log.events);
+  ASSERT_EQ(all_of.tool_calls.size(), 1u);
+  EXPECT_EQ(all_of.tool_calls[0].arguments, "{\"content\":\"" + value + "\"}");
+}
