@@ -3,7 +3,8 @@
 // unknown name picks a dialect by hash. The seed byte chooses reasoning_open (bit 0), a tools
 // list (bit 1) and the chunking. Checked: parsers never throw; the whole-string parse and the
 // chunked parse give the same events once adjacent deltas are merged (docs/design.md §3.2); every
-// event has a JSON form and the collected message dumps.
+// event has a JSON form and the collected message dumps; no event carries invalid UTF-8, whatever
+// bytes the input holds (issue 12 §6).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include "dialects/dialect.hpp"
 #include "value/json.hpp"
+#include "value/utf8_check.hpp"
 
 using namespace toolchat;
 using namespace toolchat::dialects;
@@ -85,6 +87,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "dialect %.*s: whole and chunked parses differ\n--- whole\n%s--- chunked\n%s",
                  static_cast<int>(d->name.size()), d->name.data(), a.c_str(), b.c_str());
     std::abort();
+  }
+  for (const Event& e : pieces) {
+    std::string_view t;
+    if (auto* c = std::get_if<ContentDelta>(&e)) t = c->text;
+    else if (auto* r = std::get_if<ReasoningDelta>(&e)) t = r->text;
+    else if (auto* a = std::get_if<ToolArgsDelta>(&e)) t = a->fragment;
+    else if (auto* bg = std::get_if<ToolCallBegin>(&e)) t = bg->name;
+    if (utf8::find_invalid(t, false) != std::string_view::npos) {
+      std::fprintf(stderr, "dialect %.*s: an event carries invalid UTF-8\n", static_cast<int>(d->name.size()), d->name.data());
+      std::abort();
+    }
   }
   json::DumpOptions dump;
   dump.ensure_ascii = false;

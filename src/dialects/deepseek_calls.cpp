@@ -119,14 +119,11 @@ class DeepSeekParser final : public scan::ThinkParser {
         if (!args) return malformed(sink, "arguments are not valid JSON", st_);
         emit_call(sink, "", name_, *args);
         ++in_block_;
-        if (m < 0) {
-          warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
-          stop_recording();
-          st_ = St::Content;
-        } else {
-          start_recording();
-          st_ = St::List;
-        }
+        // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
+        // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
+        if (m < 0) warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
+        start_recording();
+        st_ = St::List;
         return true;
       }
       case St::AfterBlock: return ws_then_content(st_);

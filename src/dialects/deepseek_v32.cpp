@@ -161,9 +161,10 @@ class DsmlParser final : public scan::ThinkParser {
   void set_param(Sink& sink) {
     Value v;
     // Without the string attribute: text when the schema says string (or string or null), or when
-    // there is no schema to say otherwise.
+    // there is no schema (or no type in it) to say otherwise.
     const Value* schema = string_attr_ ? nullptr : schema::param_schema(opts_.tools, name_, param_);
-    bool as_string = string_attr_ ? *string_attr_ == "true" : !schema || schema::schema_type(schema).string_or_null();
+    schema::ParamType type = schema::schema_type(schema);
+    bool as_string = string_attr_ ? *string_attr_ == "true" : type.bits == 0 || type.string_or_null();
     if (as_string) {
       v = Value::string(value_);
     } else if (auto j = json_value(value_)) {

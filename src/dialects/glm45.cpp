@@ -5,6 +5,7 @@
 // and typed by the tool schema; unlike Qwen3-Coder, "null" stays text for string parameters (vLLM
 // glm4_moe). <think>…</think> reasoning, possibly after a leading newline.
 #include "dialects/gbnf.hpp"
+#include "dialects/interleaved_think.hpp"
 #include "dialects/xml_calls.hpp"
 
 namespace toolchat::dialects {
@@ -46,7 +47,10 @@ std::string prompt(const Value& tools) {
          "<arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n...\n</tool_call>";
 }
 
-std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<XmlCallParser>(o, syntax()); }
+// Later <think> blocks (interleaved reasoning) are moved to reasoning_content by the wrapper.
+std::unique_ptr<StreamParser> make(const ParseOptions& o) {
+  return with_interleaved_think(std::make_unique<XmlCallParser>(o, syntax()));
+}
 
 // <tool_call>NAME<arg_key>KEY</arg_key><arg_value>value</arg_value>…</tool_call>, after an optional
 // <think> block.

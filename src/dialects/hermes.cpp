@@ -1,7 +1,10 @@
 // Hermes 2 Pro / Hermes 3 / Qwen2.5 / QwQ / Qwen3: <tool_call>\n{"name": N, "arguments": {…}}\n</tool_call>,
 // repeated for parallel calls; <think>…</think> reasoning, forced open for QwQ (docs/dialects.md §3.1).
-// <function_call>…</function_call> (a near-miss wrapper models emit) is accepted too.
+// <function_call>…</function_call> (a near-miss wrapper models emit) is accepted too; the other near-miss
+// forms of small models are recovered by near_miss.cpp.
 #include "dialects/gbnf.hpp"
+#include "dialects/interleaved_think.hpp"
+#include "dialects/near_miss.hpp"
 #include "dialects/tagged_json.hpp"
 
 namespace toolchat::dialects {
@@ -27,8 +30,12 @@ std::string prompt(const Value& tools) {
 }
 
 std::unique_ptr<StreamParser> make(const ParseOptions& o) {
-  return std::make_unique<TaggedJsonParser>(o, std::vector<std::string_view>{"<tool_call>", "<function_call>"},
-                                            std::vector<std::string_view>{"</tool_call>", "</function_call>"});
+  // The near-miss forms of small models (near_miss.hpp) are recovered around the canonical parser.
+  // Later <think> blocks (Qwen3's interleaved reasoning) go to reasoning_content.
+  return with_near_miss_recovery(
+      with_interleaved_think(std::make_unique<TaggedJsonParser>(
+          o, std::vector<std::string_view>{"<tool_call>", "<function_call>"}, std::vector<std::string_view>{"</tool_call>", "</function_call>"})),
+      o);
 }
 
 // One or more <tool_call> blocks (after an optional <think> block, possibly forced open), each a call object of a given tool.

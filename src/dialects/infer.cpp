@@ -208,9 +208,11 @@ bool has_alnum(std::string_view s) {
   return false;
 }
 
+// Parsed with the probe tools, as a server would: text values are typed by their schema only.
 ParsedMessage parse_part(const InferredDialect& d, const AssistantPart& part) {
   ParseOptions o;
   o.reasoning_open = part.reasoning_open;
+  o.tools = probe_tools();
   EventLog log;
   auto p = d.make_parser(o);
   p->feed(part.text, log);
@@ -331,7 +333,7 @@ std::optional<InferredDialect> infer(const TemplateProbe& probe, std::string* wh
 
   InferredDialect d(std::move(spec));
   if (std::string e = self_check(d, *one, 1); !e.empty()) return fail(e + " (1 call)");
-  if (two_args_part) {  // a string and an integer argument, typed without a schema
+  if (two_args_part) {  // a string and an integer argument, typed by the probe tools' schema
     Value both = args_of(0);
     both.dict_obj().set(Value::string(kKey[1]), Value::integer(kNumber));
     ParsedMessage m = parse_part(d, *two_args_part);

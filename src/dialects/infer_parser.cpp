@@ -3,7 +3,9 @@
 // parsers: text is searched only for the opening marker; a call's bytes are scanned once.
 #include "dialects/infer.hpp"
 #include "dialects/json_util.hpp"
+#include "dialects/output_guard.hpp"
 #include "dialects/scan.hpp"
+#include "dialects/schema_args.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::dialects {
@@ -223,26 +225,11 @@ class InferredParser final : public scan::ThinkParser {
     return std::string(v);
   }
 
-  // A KEY/VALUE argument's value: typed by the tool's JSON schema when ParseOptions::tools has it
-  // (a string stays text; other types are parsed as JSON), else a JSON scalar when it reads as one.
+  // A KEY/VALUE argument's value: typed by the tool's JSON schema with the rules of the XML
+  // families (schema_args.hpp); text when no schema says otherwise.
   Value typed_value(const std::string& tool, const std::string& key, const std::string& text) const {
-    std::string type;
-    if (opts_.tools.is_list())
-      for (const Value& t : opts_.tools.items()) {
-        const Value* f = t.is_dict() ? t.dict_obj().find("function") : nullptr;
-        const Value* fn = f && f->is_dict() ? f : &t;
-        const Value* n = fn->is_dict() ? fn->dict_obj().find("name") : nullptr;
-        if (!n || !n->is_str() || n->str() != tool) continue;
-        const Value* prop = at_path(*fn, {"parameters", "properties", key});
-        const Value* ty = prop ? at_path(*prop, {"type"}) : nullptr;
-        if (ty && ty->is_str()) type = ty->str();
-      }
-    if (type == "string") return Value::string(text);
-    try {
-      Value v = json::parse(text);
-      if (!type.empty() || !v.is_str()) return v;
-    } catch (const std::exception&) {
-    }
+    std::string j = schema::typed_json(text, schema::param_type(opts_.tools, tool, key), {});
+    if (auto v = json_value(j)) return *v;
     return Value::string(text);
   }
 
@@ -289,13 +276,13 @@ Value strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::unique_ptr<StreamParser> InferredDialect::make_parser(const ParseOptions& opts) const {
-  return std::make_unique<InferredParser>(opts, spec_);
+  return guard_output(std::make_unique<InferredParser>(opts, spec_), opts);
 }
 
 ParserFactory InferredDialect::factory() const {
   auto spec = spec_;
   return [spec](const ParseOptions& o) -> std::unique_ptr<StreamParser> {
-    return std::make_unique<InferredParser>(o, spec);
+    return guard_output(std::make_unique<InferredParser>(o, spec), o);
   };
 }
 

@@ -42,7 +42,7 @@ class KimiParser final : public scan::ParserBase {
         else open_calls(k == 1 ? kSectionBegin : kCallBegin, k == 1);
         return true;
       }
-      case St::AfterThink: return ws_then_content(st_);
+      case St::AfterThink: return ws_then_content(st_, /*drop_ws=*/true);
       case St::Content: {
         int k = text_until(sink, {kSectionBegin, kCallBegin}, false, eof);
         if (k < 0) return false;

@@ -69,23 +69,29 @@ class Llama3Parser final : public PythonTagParser {
       }
       case St::AfterCall: {
         size_t len = 0;
-        // Parallel calls: objects separated by ';' (SGLang) or simply concatenated (Llama 4 template).
-        int m = scan::match_any(rest(), {";", "{", "<|python_end|>"}, eof, &len);
+        // Parallel calls: objects separated by ';' (SGLang), by ',' (llama.cpp with parallel calls
+        // on) or simply concatenated (Llama 4 template). A separator not followed by a call is
+        // content with the text after it (Start gives back what it recorded).
+        int m = scan::match_any(rest(), {";", ",", "{", "<|python_end|>"}, eof, &len);
         if (m == -2) return false;
-        if (m == 2) {
+        if (m == 3) {
           advance(len);
           return true;
         }
-        if (m == 0 || m == 1) {
-          if (m == 0) advance(len);
-          else skip_ws();
-          start_recording();
+        if (m <= 2) {
+          std::string sep;
+          if (m < 2) {
+            sep.assign(rest().substr(0, len));
+            pos_ += len;  // recorded below, with what follows
+          } else {
+            skip_ws();
+          }
+          start_recording(sep);
           tag_done_ = true;
           st_ = St::Start;
           return true;
         }
-        skip_ws();
-        st_ = St::Content;
+        st_ = St::Content;  // whitespace before the text is content (output_guard.hpp)
         return true;
       }
       case St::Content: {

@@ -40,8 +40,10 @@ class MarkedJsonParser final : public scan::ParserBase {
         st_ = St::AfterThink;
         return true;
       case St::AfterThink:
-      case St::AfterCall:
         if (!skip_ws()) return false;
+        st_ = St::Body;
+        return true;
+      case St::AfterCall:  // whitespace after a call is content (the output guard drops it before a call or the end)
         st_ = St::Body;
         return true;
       case St::Body: {

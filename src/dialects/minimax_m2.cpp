@@ -60,9 +60,24 @@ std::string prompt(const Value& tools) {
 
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<XmlCallParser>(o, syntax()); }
 
+// MiniMax-M3: the M2 calls, reasoning in <mm:think>…</mm:think> (its generation prompt opens it).
+const XmlSyntax& syntax_m3() {
+  static const XmlSyntax s = [] {
+    XmlSyntax x = syntax();
+    x.think_open = "<mm:think>";
+    x.think_close = "</mm:think>";
+    return x;
+  }();
+  return s;
+}
+std::unique_ptr<StreamParser> make_m3(const ParseOptions& o) { return std::make_unique<XmlCallParser>(o, syntax_m3()); }
+int score_m3(const std::string& src, const chat::Capabilities*) {
+  return scan::has(src, "<minimax:tool_call>") && scan::has(src, "<mm:think>") ? 95 : 0;
+}
+
 // <minimax:tool_call><invoke name="NAME"><parameter name="KEY">value</parameter>…</invoke>…
-// </minimax:tool_call>, after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
+// </minimax:tool_call>, after an optional reasoning block.
+std::optional<std::string> grammar_with(const Value& tools, std::string_view think_open, std::string_view think_close) {
   return gbnf::build(tools, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
@@ -73,12 +88,21 @@ std::optional<std::string> grammar(const Value& tools) {
       return literal("<invoke name=\"" + name + "\">") + " " + ws + " " +
              b.arg_elements(params, name + "-params", "</parameter>", param) + " " + ws + " " + literal("</invoke>");
     });
-    return b.reasoning("<think>", "</think>") + " " + literal("<minimax:tool_call>") + " " + ws + " " + invoke + " ( " + ws +
+    return b.reasoning(think_open, think_close) + " " + literal("<minimax:tool_call>") + " " + ws + " " + invoke + " ( " + ws +
                        " " + invoke + " )* " + ws + " " + literal("</minimax:tool_call>");
   });
 }
 
+std::optional<std::string> grammar(const Value& tools) { return grammar_with(tools, "<think>", "</think>"); }
+std::optional<std::string> grammar_m3(const Value& tools) { return grammar_with(tools, "<mm:think>", "</mm:think>"); }
+
 }  // namespace
+
+const Dialect& dialect_minimax_m3() {
+  static const Dialect d{"minimax_m3", {"minimax-m3"}, "MiniMax-M3: the M2 <minimax:tool_call> calls, <mm:think> reasoning",
+                         &score_m3, &prompt, &make_m3, &grammar_m3};
+  return d;
+}
 
 const Dialect& dialect_minimax_m2() {
   static const Dialect d{"minimax_m2", {"minimax", "minimax-m2", "minimax_m1", "minimax-m1"},

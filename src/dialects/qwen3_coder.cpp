@@ -5,6 +5,7 @@
 // call too (vLLM's fallback), and so is Hermes-style JSON inside <tool_call>. <think>…</think>
 // reasoning (Qwen3.5).
 #include "dialects/gbnf.hpp"
+#include "dialects/interleaved_think.hpp"
 #include "dialects/xml_calls.hpp"
 
 namespace toolchat::dialects {
@@ -41,7 +42,10 @@ std::string prompt(const Value& tools) {
          "knowledge and do not tell the user about function calls\n</IMPORTANT>";
 }
 
-std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<XmlCallParser>(o, syntax()); }
+// Later <think> blocks (interleaved reasoning) are moved to reasoning_content by the wrapper.
+std::unique_ptr<StreamParser> make(const ParseOptions& o) {
+  return with_interleaved_think(std::make_unique<XmlCallParser>(o, syntax()));
+}
 
 // <tool_call><function=NAME><parameter=KEY>value</parameter>…</function></tool_call>, parameters from
 // the schema (string values raw, others JSON), after an optional <think> block.

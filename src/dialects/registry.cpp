@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "dialects/dialect.hpp"
+#include "dialects/output_guard.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::dialects {
@@ -10,12 +11,32 @@ namespace toolchat::dialects {
 #include "dialects/list.def"
 #undef DIALECT
 
+namespace {
+// Every family's parser runs inside the output guard (output_guard.hpp): the registry hands out
+// copies of the families' Dialects whose make_parser wraps the family's own.
+#define DIALECT(n) \
+  std::unique_ptr<StreamParser> guarded_##n(const ParseOptions& o) { return guard_output(dialect_##n().make_parser(o), o); }
+#include "dialects/list.def"
+#undef DIALECT
+
+Dialect guarded(const Dialect& d, std::unique_ptr<StreamParser> (*make)(const ParseOptions&)) {
+  Dialect g = d;
+  g.make_parser = make;
+  return g;
+}
+}  // namespace
+
 const std::vector<const Dialect*>& all() {
-  static const std::vector<const Dialect*> table{
-#define DIALECT(n) &dialect_##n(),
+  static const std::vector<Dialect> dialects{
+#define DIALECT(n) guarded(dialect_##n(), &guarded_##n),
 #include "dialects/list.def"
 #undef DIALECT
   };
+  static const std::vector<const Dialect*> table = [] {
+    std::vector<const Dialect*> t;
+    for (const Dialect& d : dialects) t.push_back(&d);
+    return t;
+  }();
   return table;
 }
 

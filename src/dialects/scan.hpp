@@ -126,11 +126,13 @@ class ParserBase : public StreamParser {
     state = St::Content;
     return true;
   }
-  // After a call or a block of calls: whitespace is dropped, then content resumes (`state` becomes
-  // St::Content). False while only whitespace is available.
+  // After a call or a block of calls: content resumes (`state` becomes St::Content). The whitespace
+  // that follows is content too: the output guard (output_guard.hpp) drops it when only a call or
+  // the end of the output follows. With drop_ws (after a reasoning block) it is skipped here; false
+  // then while only whitespace is available.
   template <class St>
-  bool ws_then_content(St& state) {
-    if (!skip_ws()) return false;
+  bool ws_then_content(St& state, bool drop_ws = false) {
+    if (drop_ws && !skip_ws()) return false;
     state = St::Content;
     return true;
   }

@@ -202,14 +202,9 @@ void append_json_escaped(std::string& out, std::string_view s) {
 }
 
 std::string typed_json(std::string_view text, ParamType t, const Rules& r) {
+  if (t.always_text()) return quoted(text);
   std::string low = lower(trim(text));
-  if (r.null_text_is_null && low == "null") return "null";
-  if (t.bits == 0) {
-    if (auto v = parse_structured(text))
-      if (auto s = json_of(*v)) return *s;
-    return quoted(text);
-  }
-  if (t.only_string()) return quoted(text);
+  if (r.null_text_is_null && low == "null" && !(t.bits & kString)) return "null";
   if (t.bits & kInteger)
     if (auto s = as_integer(text)) return *s;
   if (t.bits & kNumber)
@@ -241,13 +236,13 @@ void ArgsWriter::begin(Sink& sink, size_t index, const Value* tools, std::string
   out(sink, "{");
 }
 
-void ArgsWriter::param(Sink& sink, std::string_view name) {
+void ArgsWriter::param(Sink& sink, std::string_view name, std::optional<ParamType> type) {
   if (in_param_) end_param(sink);
   std::string s = first_ ? "" : ",";
   s += quoted(name);
   s += ':';
   out(sink, std::move(s));
-  type_ = tools_ ? param_type(*tools_, tool_, name) : ParamType{};
+  type_ = type ? *type : tools_ ? param_type(*tools_, tool_, name) : ParamType{};
   in_param_ = true;
   streaming_ = false;
   leading_ = true;
@@ -258,7 +253,9 @@ void ArgsWriter::param(Sink& sink, std::string_view name) {
 void ArgsWriter::text(Sink& sink, std::string_view piece) {
   if (!in_param_) return;
   if (leading_) {
-    if (trim_ == Trim::OneNewline) {
+    if (trim_ == Trim::None) {
+      leading_ = false;
+    } else if (trim_ == Trim::OneNewline) {
       if (piece.empty()) return;
       if (piece[0] == '\n') piece.remove_prefix(1);
       leading_ = false;
@@ -269,7 +266,7 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
     }
   }
   pending_.append(piece);
-  if (!type_.only_string()) return;  // typed once complete
+  if (!type_.always_text()) return;  // typed once complete
   // Hold back what the end of the value could still trim (the trailing whitespace run is counted
   // from the new piece only, so a long run costs nothing per piece).
   size_t t = 0;
@@ -278,14 +275,11 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
   size_t keep = pending_.size();
   if (trim_ == Trim::OneNewline) {
     if (keep > 0 && pending_[keep - 1] == '\n') --keep;
-  } else {
+  } else if (trim_ == Trim::Whitespace) {
     keep -= std::min(ws_tail_, keep);
   }
   std::string piece_out;
   if (!streaming_) {
-    // "null" is null: wait while the text could still be exactly that.
-    if (rules_.null_text_is_null && keep <= 4 && std::string_view("null").substr(0, keep) == lower(pending_.substr(0, keep)))
-      return;
     piece_out = "\"";
     streaming_ = true;
   }
@@ -300,7 +294,7 @@ void ArgsWriter::end_param(Sink& sink) {
   std::string_view v = pending_;
   if (trim_ == Trim::OneNewline) {
     if (!v.empty() && v.back() == '\n') v.remove_suffix(1);
-  } else {
+  } else if (trim_ == Trim::Whitespace) {
     while (!v.empty() && is_json_ws(v.back())) v.remove_suffix(1);
   }
   if (streaming_) {

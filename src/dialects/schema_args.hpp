@@ -3,12 +3,13 @@
 // as one JSON object built piece by piece.
 //
 // Typing (after vLLM's qwen3_coder / glm4_moe / minimax_m2 parsers and SGLang's detectors, which
-// agree on the main lines): a string-typed parameter keeps its text; integer / number / boolean /
-// null / object / array parameters are parsed when the text is valid for that type (objects and
-// arrays as JSON, then as a Python literal) and otherwise kept as text; with several declared types
-// the order is integer, number, boolean, null, object, array, then string. A parameter whose type is
-// unknown (no tools, an unknown tool or parameter, a schema without a type) is parsed as JSON or a
-// Python literal when it is one, else kept as text.
+// agree on the main lines): a value is converted only where the tool's schema says so. A string-typed
+// parameter keeps its text; integer / number / boolean / null / object / array parameters are parsed
+// when the text is valid for that type (objects and arrays as JSON, then as a Python literal) and
+// otherwise kept as text; with several declared types (a type list, anyOf / oneOf / allOf, an enum's
+// values) the order is integer, number, boolean, null, object, array, then string. A parameter whose
+// type is unknown (no tools, an unknown tool or parameter, a schema without a type) keeps its text,
+// as vLLM does: `{"n": "3"}` is what the model wrote, `{"n": 3}` would be a guess.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,10 @@ enum TypeBit : uint8_t {
   kString = 1, kInteger = 2, kNumber = 4, kBoolean = 8, kNull = 16, kObject = 32, kArray = 64,
 };
 struct ParamType {
-  uint8_t bits = 0;  // 0 = unknown (any)
+  uint8_t bits = 0;  // 0 = unknown: kept as text
   bool only_string() const { return bits == kString; }
+  // The value is text whatever it reads as (a string type, or no type known).
+  bool always_text() const { return bits == 0 || bits == kString; }
   // A string, or a string or null (DSML keeps such values as text).
   bool string_or_null() const { return (bits & ~kNull) == kString; }
 };
@@ -44,8 +47,10 @@ ParamType param_type(const Value& tools, std::string_view tool, std::string_view
 std::optional<std::string> xml_attr(std::string_view tag, std::string_view key);
 
 struct Rules {
-  // The text "null" (any case) is null whatever the type (vLLM qwen3_coder, seed_oss, minimax_m2);
-  // GLM keeps it as text for string parameters.
+  // The text "null" (any case) is null for a parameter whose type is known and excludes string (an
+  // integer parameter: vLLM qwen3_coder, seed_oss, minimax_m2 give null there); GLM keeps it as
+  // text. A type that allows null (a type list, anyOf) takes null / none / nil in every family; a
+  // string parameter keeps the text "null".
   bool null_text_is_null = true;
 };
 
@@ -55,9 +60,9 @@ std::string typed_json(std::string_view text, ParamType t, const Rules& r);
 // The body of a JSON string literal for s (no quotes), as json.dumps(ensure_ascii=False) writes it.
 void append_json_escaped(std::string& out, std::string_view s);
 
-// How a value's text is trimmed: exactly one '\n' each side (Qwen3-Coder, Seed-OSS) or all ASCII
-// whitespace each side (GLM, MiniMax).
-enum class Trim { OneNewline, Whitespace };
+// How a value's text is trimmed: exactly one '\n' each side (Qwen3-Coder, Seed-OSS), all ASCII
+// whitespace each side (GLM, MiniMax) or not at all (Kimi K3, whose values sit between tokens).
+enum class Trim { OneNewline, Whitespace, None };
 
 // Streams one call's arguments as JSON: begin() emits "{", each parameter emits its key, then its
 // value as text arrives (strings escaped piece by piece; other types once the value is complete),
@@ -65,7 +70,9 @@ enum class Trim { OneNewline, Whitespace };
 class ArgsWriter {
  public:
   void begin(Sink& sink, size_t index, const Value* tools, std::string tool, Rules rules, Trim trim);
-  void param(Sink& sink, std::string_view name);
+  // `type`: what the format itself says the value is (Kimi K3's type attribute); by default the
+  // tool's schema decides.
+  void param(Sink& sink, std::string_view name, std::optional<ParamType> type = std::nullopt);
   // A piece of the value's text (the value ends with end_param).
   void text(Sink& sink, std::string_view piece);
   void end_param(Sink& sink);

@@ -23,10 +23,16 @@ Value probe_call(std::string_view id, std::string_view name, const Value& args);
 // (a dict of JSON-schema properties), all of them required.
 Value probe_tool(std::string_view name, std::string_view description, const Value& properties);
 
+// Does a prompt (a generation prompt's end) leave the model inside its reasoning block? Openers:
+// <think> (whitespace after it allowed), MiniMax-M3's <mm:think>, Kimi K3's <|open|>think<|sep|>, Apriel 1.6's
+// "Here are my reasoning steps:\n".
+bool prompt_opens_reasoning(std::string_view prompt);
+
 struct AssistantPart {
   std::string text;             // the assistant's output as the model writes it
   bool reasoning_open = false;  // the generation prompt leaves the model inside <think>
   bool shows_calls = false;     // every call's name and argument values appear in text
+  size_t calls_shown = 0;       // how many of the calls, from the first, appear in text
 };
 
 class TemplateProbe {
@@ -61,7 +67,10 @@ ParserFactory parser_factory(const Dialect& d);
 // One round trip: `calls` tool calls rendered and parsed back.
 struct RoundTripCase {
   size_t calls = 0;
-  enum class Outcome { Ok, Failed, Refused } outcome = Outcome::Failed;  // Refused: the template raises
+  // Refused: the template raises. Limited: the template shows only the first calls of the message
+  // (one call per message, as gpt-oss's and GigaChat 3's do) and those parse back right: a limit of
+  // the template, not a parser fault.
+  enum class Outcome { Ok, Failed, Refused, Limited } outcome = Outcome::Failed;
   std::string detail;    // why it failed or was refused
   std::string rendered;  // the assistant part
   ParsedMessage parsed;
@@ -71,7 +80,7 @@ struct RoundTripCase {
 // not allow parallel calls); raising on 1 call is a failure.
 std::vector<RoundTripCase> round_trip(const TemplateProbe& probe, const ParserFactory& make);
 bool round_trip_ok(const std::vector<RoundTripCase>& cases);
-// [{"calls", "outcome": "ok"|"failed"|"refused", "detail"?, "rendered"?, "parsed"?}]
+// [{"calls", "outcome": "ok"|"failed"|"refused"|"template_limit", "detail"?, "rendered"?, "parsed"?}]
 Value round_trip_json(const std::vector<RoundTripCase>& cases);
 
 }  // namespace toolchat::dialects

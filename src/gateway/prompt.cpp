@@ -1,4 +1,5 @@
 #include "gateway/prompt.hpp"
+#include "dialects/template_probe.hpp"
 
 #include "chat/conv_util.hpp"
 #include "chat/polyfill.hpp"
@@ -39,13 +40,6 @@ std::string react_calls(const Value& calls) {
 }
 
 std::string react_response(const Value& msg, const std::string&) { return "Observation: " + text_of(get(msg, "content")); }
-
-bool ends_inside_think(const std::string& text) {
-  size_t end = text.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return false;
-  std::string_view t(text.data(), end + 1);
-  return t.size() >= 7 && t.substr(t.size() - 7) == "<think>";
-}
 
 }  // namespace
 
@@ -226,7 +220,7 @@ Prompt PromptBuilder::build(const ChatRequest& req, const Value& tools, const st
     throw ApiError(400, std::string("the chat template refused the conversation: ") + error_kind_name(e.kind()) + ": " + e.message(),
                    "invalid_request_error", "messages", "template_refused");
   }
-  p.reasoning_open = ends_inside_think(p.text);
+  p.reasoning_open = dialects::prompt_opens_reasoning(p.text);
   return p;
 }
 

@@ -56,7 +56,6 @@ const std::map<std::string, std::string> kExceptions = {
     {"vllm-templates__toolace.jinja", "string values rendered unquoted"},
     {"vllm-toolace.jinja", "string values rendered unquoted, with 'r' appended"},
     // Template side: Harmony has one call per generation; the template renders only tool_calls[0].
-    {"openai-gpt-oss-120b.jinja", "renders only the first call of a message"},
     // Template side: `set first = false` inside the loop does not outlive the iteration (Jinja
     // scoping), so a call's arguments are written without commas between them.
     {"vllm-gemma3_pythonic.jinja", "arguments rendered without commas"},

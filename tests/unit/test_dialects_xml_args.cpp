@@ -94,8 +94,12 @@ TEST(PyLiteral, DeepNestingIsAnErrorNotACrash) {
 
 TEST(SchemaArgs, TypesTextByTheSchema) {
   EXPECT_EQ(typed("123", R"({"type":"string"})"), R"("123")");
-  EXPECT_EQ(typed("null", R"({"type":"string"})"), "null");               // vLLM: null for any type
-  EXPECT_EQ(typed("null", R"({"type":"string"})", false), R"("null")");   // GLM keeps it
+  // Null only where the schema allows it or excludes text (issue 12 §5).
+  EXPECT_EQ(typed("null", R"({"type":"string"})"), R"("null")");
+  EXPECT_EQ(typed("null", R"({"type":"integer"})"), "null");
+  EXPECT_EQ(typed("null", R"({"type":"integer"})", false), R"("null")");  // GLM keeps it
+  EXPECT_EQ(typed("null", R"({"type":["string","null"]})"), "null");
+  EXPECT_EQ(typed("None", R"({"anyOf":[{"type":"string"},{"type":"null"}]})"), "null");
   EXPECT_EQ(typed("42", R"({"type":"integer"})"), "42");
   EXPECT_EQ(typed("007", R"({"type":"integer"})"), "7");  // int("007")
   EXPECT_EQ(typed("4.2", R"({"type":"integer"})"), R"("4.2")");
@@ -112,10 +116,14 @@ TEST(SchemaArgs, TypesTextByTheSchema) {
   EXPECT_EQ(typed("seven", R"({"type":["string","integer"]})"), R"("seven")");
   EXPECT_EQ(typed("none", R"({"anyOf":[{"type":"integer"},{"type":"null"}]})"), "null");
   EXPECT_EQ(typed("2", R"({"enum":[1,2,3]})"), "2");
-  EXPECT_EQ(typed("3", R"({"description":"no type"})"), "3");  // unknown: JSON first
+  // No type in the schema: text, whatever it reads as (vLLM).
+  EXPECT_EQ(typed("3", R"({"description":"no type"})"), R"("3")");
+  EXPECT_EQ(typed("true", R"({"description":"no type"})"), R"("true")");
   EXPECT_EQ(typed("three", R"({"description":"no type"})"), R"("three")");
-  // An unknown tool or parameter is typed like an unknown type.
-  EXPECT_EQ(schema::typed_json("[1]", schema::param_type(Value(), "f", "p"), {}), "[1]");
+  EXPECT_EQ(typed("7", R"({"anyOf":[{"type":"string"},{"type":"integer"}]})"), "7");  // anyOf allows it
+  // An unknown tool or parameter is text too.
+  EXPECT_EQ(schema::typed_json("[1]", schema::param_type(Value(), "f", "p"), {}), R"("[1]")");
+  EXPECT_EQ(schema::typed_json("null", schema::param_type(Value(), "f", "p"), {}), R"("null")");
 }
 
 TEST(SchemaArgs, JsonEscapingMatchesPython) {
