@@ -10,6 +10,7 @@ int cmd_parse(int argc, char** argv);
 int cmd_convert(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 int cmd_serve(int argc, char** argv);
+int cmd_tokenize(int argc, char** argv);
 }
 
 namespace {
@@ -22,7 +23,8 @@ void usage() {
       "  parse    parse model output with a dialect: content, reasoning, tool calls\n"
       "  convert  training data (sharegpt, chatglm3, openai, qwen-agent) -> text + loss spans\n"
       "  check    detect + round trip: render 1 and 2 tool calls, parse them back (exit 1 on failure)\n"
-      "  serve    OpenAI-compatible gateway in front of a completion backend\n",
+      "  serve    OpenAI-compatible gateway in front of a completion backend\n"
+      "  tokenize text -> token ids (and back) with a Hugging Face tokenizer.json\n",
       stderr);
 }
 }  // namespace
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   if (verb == "convert") return toolchat::cli::cmd_convert(argc, argv);
   if (verb == "check") return toolchat::cli::cmd_check(argc, argv);
   if (verb == "serve") return toolchat::cli::cmd_serve(argc, argv);
+  if (verb == "tokenize") return toolchat::cli::cmd_tokenize(argc, argv);
   std::fprintf(stderr, "toolchat: unknown verb '%s'\n", verb.c_str());
   usage();
   return 2;
