@@ -1,7 +1,8 @@
 // toolchat tokenize --tokenizer PATH [--add-special-tokens] [--threads N] [--batch FILE]
-//                   [--decode [--skip-special-tokens]]
+//                   [--decode [--skip-special-tokens]] [--offsets]
 // Encode: stdin text -> {"ids": [...], "offsets": [[start, end], ...]} (code points of the input).
-// --batch FILE: JSON lines {"id", "text"} -> {"id", "ids"} per line, in input order.
+// --batch FILE: JSON lines {"id", "text"} -> {"id", "ids"} per line, in input order (with
+// --offsets also "offsets").
 // --decode: stdin {"ids": [...]} (or a bare JSON list) -> the text; with --batch, lines
 // {"id", "ids"} -> {"id", "text"}.
 #include <atomic>
@@ -28,6 +29,7 @@ const char* kUsage =
     "  PATH is a tokenizer.json or a model folder holding one.\n"
     "  encode: stdin text -> {\"ids\": [...], \"offsets\": [[start, end], ...]} (code points)\n"
     "  --batch FILE: JSON lines {\"id\", \"text\"} -> {\"id\", \"ids\"}, in input order\n"
+    "                (--offsets adds \"offsets\")\n"
     "  --decode: stdin {\"ids\": [...]} -> text; with --batch: {\"id\", \"ids\"} -> {\"id\", \"text\"}\n"
     "  --threads N: encode/decode batch lines on N threads (default 1)\n";
 
@@ -46,6 +48,19 @@ void append_ids(std::string& out, const std::vector<uint32_t>& ids) {
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i) out += ", ";
     append_uint(out, ids[i]);
+  }
+  out += ']';
+}
+
+void append_offsets(std::string& out, const std::vector<std::pair<uint32_t, uint32_t>>& offsets) {
+  out += '[';
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (i) out += ", ";
+    out += '[';
+    append_uint(out, offsets[i].first);
+    out += ", ";
+    append_uint(out, offsets[i].second);
+    out += ']';
   }
   out += ']';
 }
@@ -71,7 +86,8 @@ std::vector<uint32_t> ids_of(const Value& v, const std::string& where) {
 
 // One batch line -> one output line (without the newline).
 std::string batch_line(const tokenize::Tokenizer& tok, const std::string& line, size_t lineno,
-                       const std::string& file, bool decode, bool add_special, bool skip_special) {
+                       const std::string& file, bool decode, bool add_special, bool skip_special,
+                       bool offsets) {
   const std::string where = file + ":" + std::to_string(lineno);
   Value v;
   try {
@@ -89,15 +105,20 @@ std::string batch_line(const tokenize::Tokenizer& tok, const std::string& line, 
   } else {
     const Value* text = v.dict_obj().find(std::string_view("text"));
     if (!text || !text->is_str()) throw_error(ErrorKind::ValueError, where + ".text: must be a string");
+    const tokenize::Encoding e = tok.encode(text->str(), add_special);
     out += ", \"ids\": ";
-    append_ids(out, tok.encode_ids(text->str(), add_special));
+    append_ids(out, e.ids);
+    if (offsets) {
+      out += ", \"offsets\": ";
+      append_offsets(out, e.offsets);
+    }
   }
   out += '}';
   return out;
 }
 
 int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned threads, bool decode,
-              bool add_special, bool skip_special) {
+              bool add_special, bool skip_special, bool offsets) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw_error(ErrorKind::ValueError, file + ": cannot open batch file");
   std::vector<std::string> lines;
@@ -119,7 +140,7 @@ int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned 
       const size_t i = next.fetch_add(1);
       if (i >= lines.size()) return;
       try {
-        outs[i] = batch_line(tok, lines[i], linenos[i], file, decode, add_special, skip_special);
+        outs[i] = batch_line(tok, lines[i], linenos[i], file, decode, add_special, skip_special, offsets);
       } catch (const Error& e) {
         errors[i] = e.message();
       }
@@ -152,7 +173,7 @@ int cmd_tokenize(int argc, char** argv) {
   unsigned threads = 1;
   try {
     a = parse_args(argc, argv, 2, {"tokenizer", "threads", "batch"},
-                   {"add-special-tokens", "decode", "skip-special-tokens", "help"});
+                   {"add-special-tokens", "decode", "skip-special-tokens", "offsets", "help"});
     if (a.has("help")) {
       std::fputs(kUsage, stdout);
       return 0;
@@ -177,7 +198,7 @@ int cmd_tokenize(int argc, char** argv) {
     const tokenize::Tokenizer tok = tokenize::Tokenizer::load(*a.get("tokenizer"));
     const bool add_special = a.has("add-special-tokens"), decode = a.has("decode"),
                skip_special = a.has("skip-special-tokens");
-    if (auto batch = a.get("batch")) return run_batch(tok, *batch, threads, decode, add_special, skip_special);
+    if (auto batch = a.get("batch")) return run_batch(tok, *batch, threads, decode, add_special, skip_special, a.has("offsets"));
     std::ostringstream ss;
     ss << std::cin.rdbuf();
     const std::string input = ss.str();
@@ -195,16 +216,9 @@ int cmd_tokenize(int argc, char** argv) {
       out.reserve(e.ids.size() * 16 + 32);
       out += "{\"ids\": ";
       append_ids(out, e.ids);
-      out += ", \"offsets\": [";
-      for (size_t i = 0; i < e.offsets.size(); ++i) {
-        if (i) out += ", ";
-        out += '[';
-        append_uint(out, e.offsets[i].first);
-        out += ", ";
-        append_uint(out, e.offsets[i].second);
-        out += ']';
-      }
-      out += "]}\n";
+      out += ", \"offsets\": ";
+      append_offsets(out, e.offsets);
+      out += "}\n";
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return std::fflush(stdout) == 0 ? 0 : 1;

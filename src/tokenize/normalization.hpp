@@ -1,5 +1,5 @@
 // Unicode normalization (NFC, NFD, NFKC, NFKD) over a NormStr, keeping each character's
-// original range (a composed character covers the ranges of its parts).
+// original range (a composed character keeps its starter's range, as HF does).
 #pragma once
 
 #include <cstddef>

@@ -79,8 +79,6 @@ void decompose(char32_t c, Range r, bool compat, std::vector<Ch>& out) {
   for (uint32_t k = 0; k < d->len; ++k) out.push_back({norm_data::kPool[d->offset + k], r});
 }
 
-Range join(Range a, Range b) { return {std::min(a.first, b.first), std::max(a.second, b.second)}; }
-
 }  // namespace
 
 void normalize_unicode(NormStr& t, bool compat, bool compose) {
@@ -99,8 +97,12 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
     if (ccc_of(chs[a].c) == 0) { ++a; continue; }
     size_t b = a;
     while (b < chs.size() && ccc_of(chs[b].c) != 0) ++b;
+    // Characters move, ranges stay in place (HF's alignments are positional here).
+    std::vector<Range> ranges;
+    for (size_t k = a; k < b; ++k) ranges.push_back(chs[k].r);
     std::stable_sort(chs.begin() + a, chs.begin() + b,
                      [](const Ch& x, const Ch& y) { return ccc_of(x.c) < ccc_of(y.c); });
+    for (size_t k = a; k < b; ++k) chs[k].r = ranges[k - a];
     a = b;
   }
   if (compose) {
@@ -118,19 +120,16 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
         if (s.c >= kLBase && s.c < kLBase + kLCount && ch.c >= kVBase && ch.c < kVBase + kVCount &&
             out.size() == starter + 1) {
           s.c = kSBase + ((s.c - kLBase) * kVCount + (ch.c - kVBase)) * kTCount;
-          s.r = join(s.r, ch.r);
           continue;
         }
         if (s.c >= kSBase && s.c < kSBase + kSCount && (s.c - kSBase) % kTCount == 0 &&
             ch.c > kTBase && ch.c < kTBase + kTCount && out.size() == starter + 1) {
           s.c += ch.c - kTBase;
-          s.r = join(s.r, ch.r);
           continue;
         }
         auto it = comp.find((uint64_t(s.c) << 32) | ch.c);
         if (it != comp.end()) {
           s.c = it->second;
-          s.r = join(s.r, ch.r);
           continue;
         }
       }
