@@ -45,21 +45,24 @@ uint8_t ccc_of(char32_t c) {
   return it == t.end() ? 0 : it->second;
 }
 
+// An output character and its change count as HF's normalizer reports it: 0 replaces one input
+// character, +1 is inserted after the previous one, -n also swallows the n input characters
+// that follow. Ranges are assigned from these counts at the end, walking the input.
 struct Ch {
   char32_t c;
-  Range r;
+  int32_t change;
 };
 
-void decompose(char32_t c, Range r, bool compat, std::vector<Ch>& out) {
+void decompose(char32_t c, bool compat, std::vector<Ch>& out) {
   if (c >= kSBase && c < kSBase + kSCount) {
     const uint32_t s = c - kSBase;
-    out.push_back({kLBase + s / kNCount, r});
-    out.push_back({kVBase + (s % kNCount) / kTCount, r});
-    if (s % kTCount) out.push_back({kTBase + s % kTCount, r});
+    out.push_back({kLBase + s / kNCount, 0});
+    out.push_back({kVBase + (s % kNCount) / kTCount, 1});
+    if (s % kTCount) out.push_back({kTBase + s % kTCount, 1});
     return;
   }
   if (c < 0xA0) {
-    out.push_back({c, r});
+    out.push_back({c, 0});
     return;
   }
   const auto& t = tables();
@@ -73,10 +76,10 @@ void decompose(char32_t c, Range r, bool compat, std::vector<Ch>& out) {
     if (it != t.canon.end()) d = it->second;
   }
   if (!d) {
-    out.push_back({c, r});
+    out.push_back({c, 0});
     return;
   }
-  for (uint32_t k = 0; k < d->len; ++k) out.push_back({norm_data::kPool[d->offset + k], r});
+  for (uint32_t k = 0; k < d->len; ++k) out.push_back({norm_data::kPool[d->offset + k], k ? 1 : 0});
 }
 
 }  // namespace
@@ -85,24 +88,23 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
   // Fast path: ASCII has nothing to do in any form.
   if (uni::is_ascii(t.s)) return;
   std::vector<Ch> chs;
+  std::vector<Range> in_ranges;
   chs.reserve(t.s.size());
+  in_ranges.reserve(t.s.size());
   size_t i = 0;
   while (i < t.s.size()) {
     const size_t at = i;
     const char32_t c = uni::decode_next(t.s, i);
-    decompose(c, t.align[at], compat, chs);
+    in_ranges.push_back(t.align[at]);
+    decompose(c, compat, chs);
   }
   // Canonical ordering: stable sort of each run of non-starters by combining class.
   for (size_t a = 0; a < chs.size();) {
     if (ccc_of(chs[a].c) == 0) { ++a; continue; }
     size_t b = a;
     while (b < chs.size() && ccc_of(chs[b].c) != 0) ++b;
-    // Characters move, ranges stay in place (HF's alignments are positional here).
-    std::vector<Range> ranges;
-    for (size_t k = a; k < b; ++k) ranges.push_back(chs[k].r);
     std::stable_sort(chs.begin() + a, chs.begin() + b,
                      [](const Ch& x, const Ch& y) { return ccc_of(x.c) < ccc_of(y.c); });
-    for (size_t k = a; k < b; ++k) chs[k].r = ranges[k - a];
     a = b;
   }
   if (compose) {
@@ -113,23 +115,22 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
     uint8_t last_ccc = 0;
     for (const Ch& ch : chs) {
       const uint8_t cc = ccc_of(ch.c);
-      if (starter != SIZE_MAX && (out.size() == starter + 1 || (last_ccc != 0 && last_ccc < cc) ||
-                                  (last_ccc == 0 && out.size() == starter + 1))) {
+      const bool adjacent = starter != SIZE_MAX && out.size() == starter + 1;
+      if (starter != SIZE_MAX && (adjacent || (last_ccc != 0 && last_ccc < cc))) {
         Ch& s = out[starter];
-        // Hangul LV / LVT.
-        if (s.c >= kLBase && s.c < kLBase + kLCount && ch.c >= kVBase && ch.c < kVBase + kVCount &&
-            out.size() == starter + 1) {
-          s.c = kSBase + ((s.c - kLBase) * kVCount + (ch.c - kVBase)) * kTCount;
-          continue;
+        char32_t composed = 0;
+        if (adjacent && s.c >= kLBase && s.c < kLBase + kLCount && ch.c >= kVBase && ch.c < kVBase + kVCount)
+          composed = kSBase + ((s.c - kLBase) * kVCount + (ch.c - kVBase)) * kTCount;
+        else if (adjacent && s.c >= kSBase && s.c < kSBase + kSCount && (s.c - kSBase) % kTCount == 0 &&
+                 ch.c > kTBase && ch.c < kTBase + kTCount)
+          composed = s.c + (ch.c - kTBase);
+        else {
+          auto it = comp.find((uint64_t(s.c) << 32) | ch.c);
+          if (it != comp.end()) composed = it->second;
         }
-        if (s.c >= kSBase && s.c < kSBase + kSCount && (s.c - kSBase) % kTCount == 0 &&
-            ch.c > kTBase && ch.c < kTBase + kTCount && out.size() == starter + 1) {
-          s.c += ch.c - kTBase;
-          continue;
-        }
-        auto it = comp.find((uint64_t(s.c) << 32) | ch.c);
-        if (it != comp.end()) {
-          s.c = it->second;
+        if (composed) {
+          s.c = composed;
+          s.change += ch.change - 1;
           continue;
         }
       }
@@ -146,10 +147,19 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
   NormStr r;
   r.s.reserve(t.s.size());
   r.align.reserve(t.s.size());
+  size_t ptr = 0;  // next input character
   for (const Ch& ch : chs) {
+    Range rg{0, 0};
+    if (ch.change > 0) {
+      if (ptr > 0) rg = in_ranges[ptr - 1];
+    } else {
+      if (ptr < in_ranges.size()) rg = in_ranges[ptr];
+      else if (!in_ranges.empty()) rg = in_ranges.back();
+      ptr += static_cast<size_t>(1 - ch.change);
+    }
     const size_t before = r.s.size();
     uni::append_utf8(r.s, ch.c);
-    r.align.insert(r.align.end(), r.s.size() - before, ch.r);
+    r.align.insert(r.align.end(), r.s.size() - before, rg);
   }
   t = std::move(r);
 }
