@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "value/unicode.hpp"
+
 namespace toolchat::tokenize {
 
 namespace {
+void uni_append(std::string& out, char32_t c) { uni::append_utf8(out, c); }
 inline uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
 inline size_t mix(uint64_t k) {
   k ^= k >> 33;
@@ -59,6 +62,20 @@ const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
   }
 }
 
+void Bpe::finish() {
+  for (unsigned b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    auto it = vocab.find(std::string_view(&c, 1));
+    byte_unit[b] = it == vocab.end() ? -1 : int64_t(it->second);
+  }
+  char_unit.clear();
+  for (const auto& [tok, id] : vocab) {
+    size_t i = 0;
+    const char32_t c = uni::decode_next(tok, i);
+    if (i == tok.size() && !tok.empty()) char_unit.emplace(c, id);
+  }
+}
+
 void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_t>>& out) const {
   struct Sym {
     uint32_t id, len;
@@ -93,13 +110,32 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
       unit = tmp;
     }
     const uint32_t byte_len = static_cast<uint32_t>(end - i);
-    auto it = vocab.find(unit);
-    if (it != vocab.end()) {
+    int64_t unit_id = -1;
+    if (unit.data() != tmp.data()) {
+      // The common case: a plain unit, found in the one-unit tables.
+      if (byte_level) {
+        unit_id = byte_unit[static_cast<unsigned char>(unit[0])];
+      } else {
+        size_t k = 0;
+        const char32_t c = uni::decode_next(unit, k);
+        if (k == unit.size()) {
+          auto cu = char_unit.find(c);
+          if (cu != char_unit.end()) unit_id = cu->second;
+        } else {
+          auto it = vocab.find(unit);
+          if (it != vocab.end()) unit_id = it->second;
+        }
+      }
+    } else {
+      auto it = vocab.find(unit);
+      if (it != vocab.end()) unit_id = it->second;
+    }
+    if (unit_id >= 0) {
       if (unk_pending) {
         add(unk_id, unk_len);
         unk_pending = false;
       }
-      add(it->second, byte_len);
+      add(static_cast<uint32_t>(unit_id), byte_len);
     } else {
       bool done = false;
       if (byte_fallback) {
@@ -187,6 +223,39 @@ void Bpe::tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToke
       return;
     }
   }
+  if (cut_char && word.size() > 256) {
+    // Cut points where no merge can reach across (see cut_char): each chunk on its own.
+    std::string cut_utf8;
+    uni_append(cut_utf8, cut_char);
+    size_t chunk = 0, pos = 0;
+    while (true) {
+      const size_t k = word.find(cut_utf8, pos);
+      if (k == std::string_view::npos) break;
+      pos = k + cut_utf8.size();
+      if (k == chunk) continue;
+      // The character before the cut_char.
+      size_t b = k - 1;
+      while (b > chunk && (static_cast<unsigned char>(word[b]) & 0xC0) == 0x80) --b;
+      const std::string_view prev = word.substr(b, k - b);
+      if (prev == cut_utf8) continue;
+      bool unsafe = false;
+      for (char32_t u : cut_unsafe_prev) {
+        std::string us;
+        uni_append(us, u);
+        if (prev == us) unsafe = true;
+      }
+      if (unsafe) continue;
+      merge_cached(word.substr(chunk, k - chunk), cache, static_cast<uint32_t>(chunk), out);
+      chunk = k;
+    }
+    merge_cached(word.substr(chunk), cache, static_cast<uint32_t>(chunk), out);
+    return;
+  }
+  merge_cached(word, cache, 0, out);
+}
+
+void Bpe::merge_cached(std::string_view word, BpeCache* cache, uint32_t base,
+                       std::vector<ModelToken>& out) const {
   const std::vector<std::pair<uint32_t, uint32_t>>* parts = nullptr;
   std::vector<std::pair<uint32_t, uint32_t>> local;
   if (cache && word.size() < 256) {
@@ -201,7 +270,7 @@ void Bpe::tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToke
     merge_word(word, local);
     parts = &local;
   }
-  uint32_t pos = 0;
+  uint32_t pos = base;
   for (const auto& [id, len] : *parts) {
     out.push_back(ModelToken{id, pos, pos + len});
     pos += len;

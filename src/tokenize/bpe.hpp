@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#include <unordered_map>
 
 namespace toolchat::tokenize {
 
@@ -37,6 +38,16 @@ class Bpe {
   std::string unk_token;
   bool has_unk = false, byte_fallback = false, fuse_unk = false, ignore_merges = false;
   std::string continuing_subword_prefix, end_of_word_suffix;
+  // Long words (SentencePiece-style models have no pre-tokenizer: the whole text is one word)
+  // are cut before `cut_char` (U+2581) where no merge can cross: when the character before it
+  // is not itself cut_char and not in cut_unsafe_prev (characters some merged token has right
+  // before a cut_char). 0: never cut.
+  char32_t cut_char = 0;
+  // Ids of the one-unit tokens (filled by finish()): bytes when byte_level, else characters.
+  int64_t byte_unit[256];
+  std::unordered_map<char32_t, uint32_t> char_unit;
+  void finish();
+  std::vector<char32_t> cut_unsafe_prev;
 
   void add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged);
   void tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const;
@@ -51,6 +62,7 @@ class Bpe {
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
   void grow();
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
+  void merge_cached(std::string_view word, BpeCache* cache, uint32_t base, std::vector<ModelToken>& out) const;
 };
 
 }  // namespace toolchat::tokenize

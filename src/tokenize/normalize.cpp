@@ -17,15 +17,24 @@ struct NormTables {
   std::unordered_map<char32_t, const norm_data::Decomp*> canon, compat;
   std::unordered_map<char32_t, uint8_t> ccc;
   std::unordered_map<uint64_t, char32_t> compose;
-  NormTables() {
+  // Characters a normalization form may change or join to a neighbour: the rest are copied.
+  std::vector<bool> touched;
+  NormTables() : touched(0x110000, false) {
+    for (char32_t c = 0x1100; c < 0x1200; ++c) touched[c] = true;
+    for (char32_t c = 0xAC00; c < 0xD7A4; ++c) touched[c] = true;
     for (size_t i = 0; i < norm_data::kDecompCount; ++i) {
       const auto& d = norm_data::kDecomp[i];
       (d.compat ? compat : canon)[d.cp] = &d;
+      touched[d.cp] = true;
     }
-    for (size_t i = 0; i < norm_data::kCccCount; ++i) ccc[norm_data::kCcc[i].cp] = norm_data::kCcc[i].ccc;
+    for (size_t i = 0; i < norm_data::kCccCount; ++i) {
+      ccc[norm_data::kCcc[i].cp] = norm_data::kCcc[i].ccc;
+      touched[norm_data::kCcc[i].cp] = true;
+    }
     for (size_t i = 0; i < norm_data::kComposeCount; ++i) {
       const auto& c = norm_data::kCompose[i];
       compose[(uint64_t(c.first) << 32) | c.second] = c.composed;
+      touched[c.second] = true;
     }
   }
 };
@@ -84,9 +93,9 @@ void decompose(char32_t c, bool compat, std::vector<Ch>& out) {
 
 }  // namespace
 
-void normalize_unicode(NormStr& t, bool compat, bool compose) {
-  // Fast path: ASCII has nothing to do in any form.
-  if (uni::is_ascii(t.s)) return;
+namespace {
+// Normalizes the whole of t (the slow path).
+void normalize_span(NormStr& t, bool compat, bool compose) {
   std::vector<Ch> chs;
   std::vector<Range> in_ranges;
   chs.reserve(t.s.size());
@@ -161,6 +170,53 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
     uni::append_utf8(r.s, ch.c);
     r.align.insert(r.align.end(), r.s.size() - before, rg);
   }
+  t = std::move(r);
+}
+}  // namespace
+
+void normalize_unicode(NormStr& t, bool compat, bool compose) {
+  if (uni::is_ascii(t.s)) return;
+  // Untouched characters are copied; each run of touched ones is normalized together with the
+  // untouched character before it (which may compose with it). An untouched character is a
+  // starter nothing composes onto, so the runs are independent.
+  const auto& touched = tables().touched;
+  NormStr r;
+  r.s.reserve(t.s.size() + 16);
+  r.align.reserve(t.s.size() + 16);
+  size_t i = 0, copied = 0;  // bytes of t before `copied` are in r
+  size_t prev_start = SIZE_MAX;  // byte offset of the last untouched character
+  bool any = false;
+  while (i < t.s.size()) {
+    const size_t at = i;
+    const char32_t c = uni::decode_next(t.s, i);
+    if (c < 0x80 || !touched[c]) {
+      prev_start = at;
+      continue;
+    }
+    any = true;
+    size_t run_end = i;
+    while (run_end < t.s.size()) {
+      size_t k = run_end;
+      const char32_t d = uni::decode_next(t.s, k);
+      if (d < 0x80 || !touched[d]) break;
+      run_end = k;
+    }
+    const size_t run_start = (prev_start != SIZE_MAX && prev_start >= copied) ? prev_start : at;
+    r.s.append(t.s, copied, run_start - copied);
+    r.align.insert(r.align.end(), t.align.begin() + copied, t.align.begin() + run_start);
+    NormStr span;
+    span.s.assign(t.s, run_start, run_end - run_start);
+    span.align.assign(t.align.begin() + run_start, t.align.begin() + run_end);
+    normalize_span(span, compat, compose);
+    r.s += span.s;
+    r.align.insert(r.align.end(), span.align.begin(), span.align.end());
+    copied = run_end;
+    i = run_end;
+    prev_start = SIZE_MAX;
+  }
+  if (!any) return;
+  r.s.append(t.s, copied, std::string::npos);
+  r.align.insert(r.align.end(), t.align.begin() + copied, t.align.end());
   t = std::move(r);
 }
 
