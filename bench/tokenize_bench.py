@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tokenizer encode speed: toolchat (bench_tokenize_encode, one thread) against Hugging Face
+"""Tokenizer encode speed: toolchat (bench/tokenize_encode, one thread) against Hugging Face
 tokenizers (npm `tokenizers`, bench/tokenize_ref.mjs) on the same text, in the same run.
 
-  tokenize_bench.py --ours BUILD/bench/bench_tokenize_encode [--tokenizers a,b] [--out-dir bench/out]
+  tokenize_bench.py --ours BUILD/bench/tokenize_encode [--tokenizers a,b] [--out-dir bench/out]
 
 Texts: 1 MB built from the template corpus' rendered prompts, many scripts and code
 (tests/tokenize/textgen.py); 4 MB of the same for linearity; and 100 KB / 400 KB texts without a

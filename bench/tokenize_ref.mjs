@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Hugging Face tokenizers (npm `tokenizers`) encode timing, the peer of bench_tokenize:
+// Hugging Face tokenizers (npm `tokenizers`) encode timing, the peer of tokenize_encode:
 // node bench/tokenize_ref.mjs TOKENIZER TEXT_FILE REPEAT -> {"load_s", "encode_s", "tokens", "bytes"}
 import { createRequire } from 'node:module'
 import fs from 'node:fs'

@@ -278,6 +278,7 @@ class Loader {
     const Value* vocab = field(v, "vocab");
     if (!vocab || !vocab->is_dict()) fail("model.vocab", "must be an object {token: id}");
     std::string raw;
+    m.vocab.reserve(vocab->dict_obj().size());
     for (const auto& [k, idv] : vocab->dict_obj().entries) {
       if (!k.is_str()) fail("model.vocab", "keys must be strings");
       const int64_t id = integer(idv, "model.vocab[" + json::dumps(k) + "]");
@@ -319,9 +320,9 @@ class Loader {
       if (byte_level) {
         std::string ra, rb, rm;
         if (!to_raw_bytes(a, ra) || !to_raw_bytes(b, rb) || !to_raw_bytes(merged, rm)) continue;
-        a = ra;
-        b = rb;
-        merged = rm;
+        a = std::move(ra);
+        b = std::move(rb);
+        merged = std::move(rm);
       }
       auto ia = m.vocab.find(a), ib = m.vocab.find(b), im = m.vocab.find(merged);
       if (ia == m.vocab.end()) fail(mp, "\"" + a + "\" is not in the vocabulary");

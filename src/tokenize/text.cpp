@@ -88,16 +88,14 @@ const ByteLevelTables& byte_level_tables() {
 char32_t byte_level_char(unsigned char b) { return byte_level_tables().to_char[b]; }
 
 int byte_level_byte(char32_t c) {
-  if (c < 256) {
-    const bool keep = (c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE);
-    return keep ? int(c) : -1;
-  }
-  if (c < 256 + 68) {
-    const auto& t = byte_level_tables().to_char;
-    for (unsigned b = 0; b < 256; ++b)
-      if (t[b] == c) return int(b);
-  }
-  return -1;
+  // Inverse of the alphabet: every ByteLevel character is below U+0144.
+  static const std::array<int16_t, 0x144> inverse = [] {
+    std::array<int16_t, 0x144> inv{};
+    inv.fill(-1);
+    for (unsigned b = 0; b < 256; ++b) inv[byte_level_tables().to_char[b]] = static_cast<int16_t>(b);
+    return inv;
+  }();
+  return c < inverse.size() ? inverse[c] : -1;
 }
 
 void Pattern::find_all(const char32_t* cps, size_t n,

@@ -1,4 +1,4 @@
-// Encode timing for bench/tokenize_bench.py: bench_tokenize TOKENIZER TEXT_FILE REPEAT
+// Encode timing for bench/tokenize_bench.py: tokenize_encode TOKENIZER TEXT_FILE REPEAT
 // Loads the tokenizer, encodes the file's text once to warm up, then REPEAT times, and prints
 // {"load_s", "encode_s" (best of REPEAT), "tokens", "bytes"} as JSON. One thread.
 #include <chrono>
@@ -12,7 +12,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: bench_tokenize TOKENIZER TEXT_FILE REPEAT\n");
+    std::fprintf(stderr, "usage: tokenize_encode TOKENIZER TEXT_FILE REPEAT\n");
     return 2;
   }
   try {
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
                 tokens, text.size());
     return 0;
   } catch (const toolchat::Error& e) {
-    std::fprintf(stderr, "bench_tokenize: %s\n", e.message().c_str());
+    std::fprintf(stderr, "tokenize_encode: %s\n", e.message().c_str());
     return 1;
   }
 }
