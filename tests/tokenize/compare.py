@@ -33,6 +33,71 @@ def tokenizer_files():
     return out
 
 
+def variants(files, tmp):
+    """Shipped files edited to reach what none of them uses (added-token flags, Metaspace,
+    Digits, Punctuation, Whitespace, Lowercase, Strip, NFKD): still compared with the reference."""
+    out = {}
+
+    def make(name, base, edit):
+        if base not in files:
+            return
+        with open(files[base], encoding="utf-8") as f:
+            d = json.load(f)
+        edit(d)
+        path = os.path.join(tmp, f"variant-{name}.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(d, f, ensure_ascii=False)
+        out[name] = path
+
+    def flags(d):
+        for a in d["added_tokens"]:
+            c = a["content"]
+            if c == "<|im_start|>":
+                a["lstrip"] = True
+            elif c == "<|im_end|>":
+                a["rstrip"] = True
+            elif c == "<tool_call>":
+                a["single_word"] = True
+                a["special"] = False
+            elif c == "</tool_call>":
+                a["lstrip"] = a["rstrip"] = True
+            elif c == "<|endoftext|>":
+                a["normalized"] = True
+
+    def metaspace(d):
+        d["normalizer"] = None
+        d["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",
+                              "split": True}
+        d["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first",
+                        "split": True}
+
+    def pieces(d):
+        d["normalizer"] = {"type": "Sequence", "normalizers": [
+            {"type": "NFKD"}, {"type": "Lowercase"}, {"type": "Strip", "strip_left": True, "strip_right": True}]}
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Digits", "individual_digits": True},
+            {"type": "Punctuation", "behavior": "Contiguous"},
+            {"type": "Split", "pattern": {"String": "e"}, "behavior": "MergedWithNext", "invert": False},
+            {"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "MergedWithPrevious", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}]}
+
+    def whitespace(d):
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Whitespace"},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]}
+
+    def prefix_space(d):
+        d["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
+                              "use_regex": True}
+
+    make("qwen3-flags", "qwen3", flags)
+    make("llama2-metaspace", "llama2", metaspace)
+    make("qwen3-pieces", "qwen3", pieces)
+    make("qwen3-whitespace", "qwen3", whitespace)
+    make("gpt4o-prefix-space", "gpt4o", prefix_space)
+    return out
+
+
 def specials_of(path):
     with open(path, encoding="utf-8") as f:
         d = json.load(f)
@@ -101,6 +166,8 @@ def main():
         files = {k: v for k, v in files.items() if k in a.tokenizers.split(",")}
     total_bad = 0
     with tempfile.TemporaryDirectory() as tmp:
+        if not a.tokenizers or "variants" in a.tokenizers.split(","):
+            files.update(variants(tokenizer_files(), tmp))
         for name, path in files.items():
             specials = specials_of(path)
             if a.fuzz:
