@@ -3,6 +3,7 @@
 #include "tokenize/bpe.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 
 #include "value/unicode.hpp"
@@ -41,12 +42,16 @@ void Bpe::add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merge
     if (merges_[i].key == key) {  // a repeated pair: the later line wins, as in HF's HashMap
       merges_[i].rank = rank;
       merges_[i].merged = merged;
+      if (merged_by_rank_.size() <= rank) merged_by_rank_.resize(rank + 1, 0);
+      merged_by_rank_[rank] = merged;
       return;
     }
     i = (i + 1) & mask;
   }
   merges_[i] = MergeSlot{key, rank, merged};
   ++merge_count_;
+  if (merged_by_rank_.size() <= rank) merged_by_rank_.resize(rank + 1, 0);
+  merged_by_rank_[rank] = merged;
 }
 
 const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
@@ -167,46 +172,44 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
   }
   if (unk_pending) add(unk_id, unk_len);
 
-  // (rank, position, merged id); a min-heap on rank then position.
-  struct Cand {
-    uint32_t rank;
-    int32_t pos;
-    uint32_t merged;
-  };
-  auto worse = [](const Cand& a, const Cand& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
-  };
-  std::vector<Cand> heap;
-  heap.reserve(syms.size());
+  // Candidates as one integer, rank then position (a min-heap pops the lowest rank, leftmost
+  // first); the merged id is looked up again when popped, which also drops stale entries.
+  auto key = [](uint32_t rank, int32_t pos) { return (uint64_t(rank) << 32) | uint32_t(pos); };
+  std::vector<uint64_t> heap;
+  heap.reserve(syms.size() + 16);
   for (size_t k = 0; k + 1 < syms.size(); ++k)
     if (const MergeSlot* m = find_merge(syms[k].id, syms[k + 1].id))
-      heap.push_back(Cand{m->rank, static_cast<int32_t>(k), m->merged});
-  std::make_heap(heap.begin(), heap.end(), worse);
+      heap.push_back(key(m->rank, static_cast<int32_t>(k)));
+  std::greater<uint64_t> after;
+  std::make_heap(heap.begin(), heap.end(), after);
   while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), worse);
-    const Cand top = heap.back();
+    std::pop_heap(heap.begin(), heap.end(), after);
+    const uint64_t top = heap.back();
     heap.pop_back();
-    Sym& cur = syms[top.pos];
+    const uint32_t rank = static_cast<uint32_t>(top >> 32);
+    const int32_t pos = static_cast<int32_t>(top & 0xFFFFFFFFu);
+    Sym& cur = syms[pos];
     if (cur.len == 0 || cur.next < 0) continue;
     const int32_t next_pos = cur.next;
     const Sym right = syms[next_pos];
+    // HF's check: the pair here now merges into the same token as the candidate did.
     const MergeSlot* m = find_merge(cur.id, right.id);
-    if (!m || m->merged != top.merged) continue;
-    cur.id = top.merged;
+    if (!m || m->merged != merged_by_rank_[rank]) continue;
+    cur.id = merged_by_rank_[rank];
     cur.len += right.len;
     cur.next = right.next;
     syms[next_pos].len = 0;
-    if (right.next >= 0) syms[right.next].prev = top.pos;
+    if (right.next >= 0) syms[right.next].prev = pos;
     if (cur.prev >= 0) {
       if (const MergeSlot* pm = find_merge(syms[cur.prev].id, cur.id)) {
-        heap.push_back(Cand{pm->rank, cur.prev, pm->merged});
-        std::push_heap(heap.begin(), heap.end(), worse);
+        heap.push_back(key(pm->rank, cur.prev));
+        std::push_heap(heap.begin(), heap.end(), after);
       }
     }
     if (cur.next >= 0) {
       if (const MergeSlot* nm = find_merge(cur.id, syms[cur.next].id)) {
-        heap.push_back(Cand{nm->rank, top.pos, nm->merged});
-        std::push_heap(heap.begin(), heap.end(), worse);
+        heap.push_back(key(nm->rank, pos));
+        std::push_heap(heap.begin(), heap.end(), after);
       }
     }
   }

@@ -59,6 +59,7 @@ class Bpe {
   };
   std::vector<MergeSlot> merges_;  // open addressing, power-of-two size
   size_t merge_count_ = 0;
+  std::vector<uint32_t> merged_by_rank_;
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
   void grow();
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;

@@ -335,6 +335,46 @@ class RegexParser {
 
 Regex::Regex(std::string_view pattern) : pattern_(pattern) {
   RegexParser(*this).run();
+  compute_first();
+}
+
+std::vector<uint32_t> Regex::first_sets(const std::vector<uint32_t>& alt) const {
+  if (alt.empty()) return {};
+  const Node& n = nodes_[alt[0]];
+  switch (n.kind) {
+    case Kind::Set:
+      return {n.set};
+    case Kind::Repeat:
+      return n.min >= 1 ? first_sets(n.alts[0]) : std::vector<uint32_t>{};
+    case Kind::Group: {
+      std::vector<uint32_t> all;
+      for (const auto& a : n.alts) {
+        std::vector<uint32_t> f = first_sets(a);
+        if (f.empty()) return {};
+        all.insert(all.end(), f.begin(), f.end());
+      }
+      return all;
+    }
+    default:
+      return {};
+  }
+}
+
+void Regex::compute_first() {
+  for (Node& n : nodes_) {
+    if (n.kind != Kind::Group) continue;
+    n.first.clear();
+    for (const auto& a : n.alts) n.first.push_back(first_sets(a));
+  }
+  top_first_.clear();
+  search_first_.clear();
+  bool all_known = true;
+  for (const auto& a : top_) {
+    top_first_.push_back(first_sets(a));
+    if (top_first_.back().empty()) all_known = false;
+    search_first_.insert(search_first_.end(), top_first_.back().begin(), top_first_.back().end());
+  }
+  if (!all_known) search_first_.clear();
 }
 
 // ---------------------------------------------------------------------------
@@ -347,8 +387,15 @@ class RegexMatcher {
   // Match anchored at pos; on success end_ is the match end.
   bool at(size_t pos) {
     depth_ = 0;
-    for (const auto& alt : re_.top_)
-      if (seq(&alt, 0, pos, nullptr)) return true;
+    for (size_t a = 0; a < re_.top_.size(); ++a)
+      if (may_start(re_.top_first_[a], pos) && seq(&re_.top_[a], 0, pos, nullptr)) return true;
+    return false;
+  }
+  bool may_start(const std::vector<uint32_t>& sets, size_t pos) const {
+    if (sets.empty()) return true;
+    if (pos >= n_) return false;
+    for (uint32_t s : sets)
+      if (re_.sets_[s].matches(t_[pos])) return true;
     return false;
   }
   size_t end_ = 0;
@@ -422,8 +469,8 @@ class RegexMatcher {
           return false;
         case Regex::Kind::Group: {
           Cont c{s, i + 1, k, nullptr, 0, 0};
-          for (const auto& alt : n.alts)
-            if (seq(&alt, 0, pos, &c)) return true;
+          for (size_t a = 0; a < n.alts.size(); ++a)
+            if (may_start(n.first[a], pos) && seq(&n.alts[a], 0, pos, &c)) return true;
           return false;
         }
         case Regex::Kind::Repeat: {
@@ -474,6 +521,11 @@ class RegexMatcher {
 bool Regex::search(const char32_t* text, size_t n, size_t from, size_t& ms, size_t& me) const {
   RegexMatcher m(*this, text, n);
   for (size_t p = from; p <= n; ++p) {
+    if (!search_first_.empty()) {
+      // Skip to a character some alternative can start with.
+      while (p < n && !m.may_start(search_first_, p)) ++p;
+      if (p >= n) return false;
+    }
     if (m.at(p)) {
       ms = p;
       me = m.end_;

@@ -50,6 +50,9 @@ class Regex {
     bool greedy = true;
     bool negative = false;                 // Look
     bool single = false;                   // Repeat of one Set node: counted, not recursed
+    // Group/Look: per alternative, the sets its first character must be in (empty: unknown);
+    // an alternative whose first character is in none of them is not tried.
+    std::vector<std::vector<uint32_t>> first;
   };
 
  private:
@@ -59,6 +62,10 @@ class Regex {
   std::vector<CharSet> sets_;
   std::vector<Node> nodes_;
   std::vector<std::vector<uint32_t>> top_;  // top-level alternatives
+  std::vector<std::vector<uint32_t>> top_first_;  // as Node::first, for top_
+  std::vector<uint32_t> search_first_;  // union of top_first_ when every one is known
+  std::vector<uint32_t> first_sets(const std::vector<uint32_t>& alt) const;
+  void compute_first();
 };
 
 }  // namespace toolchat::tokenize
