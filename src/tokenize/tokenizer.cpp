@@ -112,8 +112,7 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens) 
     }
     w.parts.clear();
     normalized_matcher.split(seg.s, added, w.parts);
-    const auto parts = w.parts;
-    for (const auto& [tok2, r2] : parts) {
+    for (const auto& [tok2, r2] : w.parts) {  // encode_segment leaves w.parts alone
       if (tok2 >= 0) {
         toks.push_back(Tok{added[static_cast<size_t>(tok2)].id, range_of(seg, r2.first, r2.second)});
         continue;
