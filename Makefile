@@ -8,6 +8,8 @@
 #   make bench       build with the benchmarks, then bench/run.sh
 #   make fuzz-diff N=1000 SEED=1    differential fuzzing against the Python oracle
 #   make fuzz SECONDS=60            libFuzzer targets (clang) from fuzz/, in build-fuzz/
+#   make tokenize-fuzz TOKENIZE_N=9091 SEED=1   tokenizer vs Hugging Face tokenizers, N random
+#                                   texts per shipped tokenizer.json (11 of them: ~100,000 texts)
 #   make clean
 
 SHELL := /bin/bash
@@ -35,7 +37,7 @@ DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 
-.PHONY: deps build run test test-asan bench fuzz-diff fuzz clean
+.PHONY: deps build run test test-asan bench fuzz-diff fuzz tokenize-fuzz clean
 
 deps:
 	@missing=""; \
@@ -86,6 +88,11 @@ bench:
 
 fuzz-diff: build
 	$(PYTHON) tools/fuzz_diff/run.py --seed $(SEED) --count $(N) --toolchat $(BUILD)/toolchat
+
+TOKENIZE_N ?= 9091
+tokenize-fuzz: build
+	/usr/bin/env python3 tests/tokenize/compare.py --toolchat $(BUILD)/toolchat --fuzz --seed $(SEED) \
+	  --count $(TOKENIZE_N)
 
 fuzz:
 	$(CONFIGURE) -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

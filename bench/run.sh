@@ -9,7 +9,9 @@
 #   5. times `toolchat convert` on 100,000 conversations made from the corpus contexts next to the
 #      oracle's rendering of the same rows (bench/convert_bench.py -> bench/out/convert_bench.md);
 #      BENCH_CONVERT_ROWS / BENCH_CONVERT_ORACLE_ROWS change the counts
-#   6. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
+#   6. times tokenizer encoding against Hugging Face tokenizers (bench/tokenize_bench.py ->
+#      bench/out/tokenize.md)
+#   7. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
 # Environment: BENCH_REPEAT (warm renders per pair, default 50), BENCH_BUDGET_MS (per-pair render
 # time cap for the peers, default 40), BENCH_PEERS (subset, e.g. "jinja2,minijinja"),
 # BENCH_GBENCH_ARGS (extra Google Benchmark flags), TOOLCHAT_CORPUS / TOOLCHAT_ORACLE (override
@@ -58,6 +60,12 @@ fi
 if [ -x "$BUILD_DIR/toolchat" ]; then
   echo "== bench: convert" >&2
   "$PY" "$HERE/convert_bench.py" --ours "$BUILD_DIR/toolchat" --out-dir "$OUT" || fail "convert_bench.py"
+fi
+
+if [ -x "$BUILD_DIR/bench/tokenize_encode" ]; then
+  echo "== bench: tokenizer encode vs Hugging Face tokenizers" >&2
+  "$PY" "$HERE/tokenize_bench.py" --ours "$BUILD_DIR/bench/tokenize_encode" --out-dir "$OUT" \
+    || fail "tokenize_bench.py"
 fi
 
 echo "== bench: gateway overhead (wrk)" >&2

@@ -59,6 +59,7 @@ Verb add_check(CLI::App& root);
 Verb add_parse(CLI::App& root);
 Verb add_convert(CLI::App& root);
 Verb add_serve(CLI::App& root);
+Verb add_tokenize(CLI::App& root);
 
 // An environment variable for every long option of a verb, --help excepted, called once its
 // options are all declared. `serve`, the long-running service, reads TOOLCHAT_<OPTION> as

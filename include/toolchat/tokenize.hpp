@@ -1,0 +1,59 @@
+// Tokenization exactly like Hugging Face tokenizers: load a tokenizer.json (a file, or a model
+// folder holding one) and encode text to token ids (with offsets) or decode ids to text.
+//
+// Supported (see README "Tokenizer"): BPE (byte-level, and SentencePiece-style with
+// byte_fallback), normalizers NFC, NFKC, NFD, NFKD, Replace, Prepend, Strip, Lowercase,
+// Sequence; pre-tokenizers ByteLevel, Split, Metaspace, Digits, Punctuation, Whitespace,
+// WhitespaceSplit, Sequence; post-processors TemplateProcessing, ByteLevel, Sequence; decoders
+// ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence; added tokens with special,
+// lstrip, rstrip, normalized, single_word. Anything else is refused when loading, naming it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace toolchat::tokenize {
+
+struct Encoding {
+  std::vector<uint32_t> ids;
+  // [start, end) of each token in code points of the input text; tokens added by the
+  // post-processor (add_special_tokens) have (0, 0).
+  std::vector<std::pair<uint32_t, uint32_t>> offsets;
+};
+
+class TokenizerImpl;
+
+// Immutable after loading; encode/decode are safe from several threads at once.
+class Tokenizer {
+ public:
+  // `path` is a tokenizer.json or a folder holding one. Throws toolchat::Error naming the file
+  // and the JSON path of what is wrong or unsupported.
+  static Tokenizer load(const std::string& path);
+  // From the text of a tokenizer.json; `name` is used in error messages.
+  static Tokenizer from_json(std::string_view json_text, const std::string& name = "tokenizer.json");
+
+  // Text must be UTF-8 (invalid bytes are taken as U+FFFD, like a lossy decode).
+  Encoding encode(std::string_view text, bool add_special_tokens) const;
+  std::vector<uint32_t> encode_ids(std::string_view text, bool add_special_tokens) const;
+  std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const;
+
+  // Token text by id (added tokens included), or empty when the id is unknown.
+  std::string id_to_token(uint32_t id) const;
+  // -1 when the token is not in the vocabulary or among the added tokens.
+  int64_t token_to_id(std::string_view token) const;
+  size_t vocab_size() const;  // largest id + 1
+
+  ~Tokenizer();
+  Tokenizer(Tokenizer&&) noexcept;
+  Tokenizer& operator=(Tokenizer&&) noexcept;
+
+ private:
+  explicit Tokenizer(std::shared_ptr<const TokenizerImpl> impl);
+  std::shared_ptr<const TokenizerImpl> impl_;
+};
+
+}  // namespace toolchat::tokenize

@@ -1,0 +1,69 @@
+// The BPE model of tokenizer.json: vocabulary, ranked merges, unk / byte_fallback handling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#include <unordered_map>
+
+namespace toolchat::tokenize {
+
+struct StrHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using StrMap = std::unordered_map<std::string, uint32_t, StrHash, std::equal_to<>>;
+
+// A token out of the model: id and [begin, end) bytes of the word it covers.
+struct ModelToken {
+  uint32_t id, begin, end;
+};
+
+// Words already split by this encode call (text repeats words a lot).
+struct BpeCache {
+  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>, StrHash,
+                     std::equal_to<>> words;  // word -> (id, byte length) per token
+};
+
+class Bpe {
+ public:
+  // Byte-level: the units of a word are its bytes, and vocabulary/merges were mapped from the
+  // ByteLevel alphabet to raw bytes when loading. Otherwise units are UTF-8 characters.
+  bool byte_level = false;
+  std::vector<std::string> id_to_token;  // as written in tokenizer.json ("" for holes)
+  StrMap vocab;                          // in unit space (raw bytes when byte_level)
+  std::string unk_token;
+  bool has_unk = false, byte_fallback = false, fuse_unk = false, ignore_merges = false;
+  std::string continuing_subword_prefix, end_of_word_suffix;
+  // Long words (SentencePiece-style models have no pre-tokenizer: the whole text is one word)
+  // are cut before `cut_char` (U+2581) where no merge can cross: when the character before it
+  // is not itself cut_char and not in cut_unsafe_prev (characters some merged token has right
+  // before a cut_char). 0: never cut.
+  char32_t cut_char = 0;
+  // Ids of the one-unit tokens (filled by finish()): bytes when byte_level, else characters.
+  int64_t byte_unit[256];
+  std::unordered_map<char32_t, uint32_t> char_unit;
+  void finish();
+  std::vector<char32_t> cut_unsafe_prev;
+
+  void add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged);
+  void tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const;
+
+ private:
+  struct MergeSlot {
+    uint64_t key = ~uint64_t(0);
+    uint32_t rank = 0, merged = 0;
+  };
+  std::vector<MergeSlot> merges_;  // open addressing, power-of-two size
+  size_t merge_count_ = 0;
+  std::vector<uint32_t> merged_by_rank_;
+  const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
+  void grow();
+  void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
+  void merge_cached(std::string_view word, BpeCache* cache, uint32_t base, std::vector<ModelToken>& out) const;
+};
+
+}  // namespace toolchat::tokenize

@@ -1,0 +1,223 @@
+// The encode pipeline (added tokens, normalizer, pre-tokenizer, model, post-processor) and
+// decode, in Hugging Face tokenizers' order.
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "tokenize/impl.hpp"
+#include "toolchat/error.hpp"
+#include "value/unicode.hpp"
+#include "value/utf8_check.hpp"
+
+namespace toolchat::tokenize {
+
+namespace {
+
+struct Tok {
+  uint32_t id;
+  std::pair<uint32_t, uint32_t> off;  // code points of the input
+};
+
+struct Work {
+  BpeCache cache;
+  std::u32string cps;
+  std::vector<uint32_t> cp_byte;
+  std::vector<Piece> pieces;
+  std::vector<ModelToken> mt;
+  std::vector<std::pair<int64_t, std::pair<size_t, size_t>>> parts;
+};
+
+// Pre-tokenize one text segment and run the model over its pieces.
+void encode_segment(const TokenizerImpl& t, NormStr& seg, Work& w, std::vector<Tok>& out) {
+  if (seg.s.empty()) return;
+  decode_cps(seg.s, w.cps, w.cp_byte);
+  w.pieces.assign(1, Piece{0, static_cast<uint32_t>(w.cps.size())});
+  if (!t.pre_tokenizer.empty()) pre_tokenize(t.pre_tokenizer[0], seg, w.cps, w.cp_byte, w.pieces);
+  for (const Piece& p : w.pieces) {
+    const uint32_t b = w.cp_byte[p.begin], e = w.cp_byte[p.end];
+    w.mt.clear();
+    t.model.tokenize(std::string_view(seg.s).substr(b, e - b), &w.cache, w.mt);
+    for (const ModelToken& m : w.mt)
+      out.push_back(Tok{m.id, {seg.align[b + m.begin].first, seg.align[b + m.end - 1].second}});
+  }
+}
+
+NormStr slice(const NormStr& s, size_t b, size_t e) {
+  NormStr r;
+  r.s.assign(s.s, b, e - b);
+  r.align.assign(s.align.begin() + b, s.align.begin() + e);
+  return r;
+}
+
+void post_process(const PostProcessor& p, std::vector<Tok>& toks, bool add_special) {
+  switch (p.type) {
+    case PostProcessor::Type::Sequence:
+      for (const PostProcessor& c : p.children) post_process(c, toks, add_special);
+      return;
+    case PostProcessor::Type::ByteLevel:
+      return;  // offsets trimming only: trim_offsets is refused when loading
+    case PostProcessor::Type::TemplateProcessing: {
+      if (!add_special) return;
+      std::vector<Tok> out;
+      out.reserve(toks.size() + 4);
+      for (const auto& item : p.single) {
+        if (item.is_sequence) out.insert(out.end(), toks.begin(), toks.end());
+        else
+          for (uint32_t id : item.ids) out.push_back(Tok{id, {0, 0}});
+      }
+      toks.swap(out);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens) const {
+  std::string fixed;
+  if (utf8::find_invalid(input) != std::string_view::npos) {
+    fixed = utf8_lossy(input);
+    input = fixed;
+  }
+  NormStr text;
+  text.s.assign(input);
+  text.align.resize(input.size());
+  {
+    uint32_t cp = 0;
+    for (size_t i = 0; i < input.size(); ++i) {
+      if ((static_cast<unsigned char>(input[i]) & 0xC0) != 0x80 && i > 0) ++cp;
+      text.align[i] = {cp, cp + 1};
+    }
+  }
+  Work w;
+  std::vector<Tok> toks;
+  toks.reserve(input.size() / 3 + 4);
+  auto range_of = [](const NormStr& s, size_t b, size_t e) -> std::pair<uint32_t, uint32_t> {
+    return {s.align[b].first, s.align[e - 1].second};
+  };
+  std::vector<std::pair<int64_t, std::pair<size_t, size_t>>> raw_parts;
+  if (raw_matcher.empty()) raw_parts.push_back({-1, {0, input.size()}});
+  else raw_matcher.split(input, added, raw_parts);
+  for (const auto& [tok, r] : raw_parts) {
+    if (tok >= 0) {
+      toks.push_back(Tok{added[static_cast<size_t>(tok)].id, range_of(text, r.first, r.second)});
+      continue;
+    }
+    if (r.second <= r.first) continue;
+    NormStr seg = slice(text, r.first, r.second);
+    if (!normalizer.empty()) normalizer[0].apply(seg);
+    if (normalized_matcher.empty()) {
+      encode_segment(*this, seg, w, toks);
+      continue;
+    }
+    w.parts.clear();
+    normalized_matcher.split(seg.s, added, w.parts);
+    for (const auto& [tok2, r2] : w.parts) {  // encode_segment leaves w.parts alone
+      if (tok2 >= 0) {
+        toks.push_back(Tok{added[static_cast<size_t>(tok2)].id, range_of(seg, r2.first, r2.second)});
+        continue;
+      }
+      if (r2.second <= r2.first) continue;
+      NormStr sub = slice(seg, r2.first, r2.second);
+      encode_segment(*this, sub, w, toks);
+    }
+  }
+  if (!post.empty()) post_process(post[0], toks, add_special_tokens);
+  Encoding e;
+  e.ids.reserve(toks.size());
+  e.offsets.reserve(toks.size());
+  for (const Tok& t : toks) {
+    e.ids.push_back(t.id);
+    e.offsets.push_back(t.off);
+  }
+  return e;
+}
+
+std::string TokenizerImpl::decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (uint32_t id : ids) {
+    auto a = added_by_id.find(id);
+    if (a != added_by_id.end()) {
+      if (skip_special_tokens && added[a->second].special) continue;
+      tokens.push_back(added[a->second].content);
+      continue;
+    }
+    if (id < model.id_to_token.size() && !model.id_to_token[id].empty())
+      tokens.push_back(model.id_to_token[id]);
+  }
+  if (decoder.empty()) {
+    std::string r;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (i) r += ' ';
+      r += tokens[i];
+    }
+    return r;
+  }
+  decoder[0].apply(tokens);
+  std::string r;
+  for (const std::string& s : tokens) r += s;
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------
+Tokenizer::Tokenizer(std::shared_ptr<const TokenizerImpl> impl) : impl_(std::move(impl)) {}
+Tokenizer::~Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+
+Tokenizer Tokenizer::from_json(std::string_view json_text, const std::string& name) {
+  return Tokenizer(std::make_shared<const TokenizerImpl>(load_tokenizer_json(json_text, name)));
+}
+
+Tokenizer Tokenizer::load(const std::string& path) {
+  std::string file = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/tokenizer.json";
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw_error(ErrorKind::ValueError,
+                file + ": cannot open tokenizer file" +
+                    (file != path ? " (the folder " + path + " has no tokenizer.json)" : ""));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw_error(ErrorKind::ValueError, file + ": read error");
+  return from_json(ss.str(), file);
+}
+
+Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+  return impl_->encode(text, add_special_tokens);
+}
+
+std::vector<uint32_t> Tokenizer::encode_ids(std::string_view text, bool add_special_tokens) const {
+  return impl_->encode(text, add_special_tokens).ids;
+}
+
+std::string Tokenizer::decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const {
+  return impl_->decode(ids, skip_special_tokens);
+}
+
+std::string Tokenizer::id_to_token(uint32_t id) const {
+  auto a = impl_->added_by_id.find(id);
+  if (a != impl_->added_by_id.end()) return impl_->added[a->second].content;
+  return id < impl_->model.id_to_token.size() ? impl_->model.id_to_token[id] : std::string();
+}
+
+int64_t Tokenizer::token_to_id(std::string_view token) const {
+  auto a = impl_->added_by_content.find(std::string(token));
+  if (a != impl_->added_by_content.end()) return a->second;
+  const auto& v = impl_->model.id_to_token;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] == token) return static_cast<int64_t>(i);
+  return -1;
+}
+
+size_t Tokenizer::vocab_size() const {
+  size_t n = impl_->model.id_to_token.size();
+  for (const AddedToken& a : impl_->added) n = std::max<size_t>(n, a.id + 1);
+  return n;
+}
+
+}  // namespace toolchat::tokenize
