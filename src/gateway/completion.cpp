@@ -45,13 +45,19 @@ class Policy final : public dialects::Sink {
     } else if (auto* end = std::get_if<dialects::ToolCallEnd>(&e)) {
       if (!args_seen_) out_.on(dialects::ToolArgsDelta{end->index, "{}"});  // a call always has an object
       args_seen_ = true;
-    } else if (std::holds_alternative<dialects::Warning>(e)) {
-      return;
+    } else if (auto* w = std::get_if<dialects::Warning>(&e)) {
+      // A call cut short (output ended inside it): its events stand, but it is not a call the
+      // answer makes (the whole answer gives its text as content: dialects::collect reads this
+      // warning, so it is passed on).
+      if (!w->cut_call) return;
+      if (!names_.empty()) names_.pop_back();
+      ++cut_;
     }
     out_.on(std::move(e));
   }
 
   bool stop_wanted() const { return stopped_; }
+  size_t cut_calls() const { return cut_; }
   const std::vector<std::string>& call_names() const { return names_; }
 
  private:
@@ -78,6 +84,7 @@ class Policy final : public dialects::Sink {
   const ChatRequest& req_;
   std::vector<std::string> names_;
   bool args_seen_ = false, stopped_ = false, hidden_args_ = false;
+  size_t cut_ = 0;
   std::string hidden_;
 };
 
@@ -118,7 +125,10 @@ Value grammar_tools(const ChatRequest& req) {
 struct Gateway::Attempt {
   GenResult gen;
   std::vector<std::string> names;
+  size_t cut_calls = 0;
   bool client_gone = false;
+  // A call cut short answers with the backend's reason (max_tokens: "length"), never "tool_calls".
+  std::string finish_reason() const { return cut_calls || names.empty() ? gen.finish_reason : "tool_calls"; }
 };
 
 Gateway::Gateway(const Config& cfg) : cfg_(cfg) {
@@ -175,6 +185,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   metrics_.backend_latency.observe(std::chrono::duration<double>(Clock::now() - t0).count());
   if (!a.client_gone) parser->finish(policy);
   a.names = policy.call_names();
+  a.cut_calls = policy.cut_calls();
   return a;
 }
 
@@ -192,9 +203,12 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline) {
                         /*stream_backend=*/false);
     o.usage.prompt_tokens += a.gen.prompt_tokens;
     o.usage.completion_tokens += a.gen.completion_tokens;
-    if (complies(req, a.names)) {
+    // A call the request's own max_tokens cut short is the answer asked for, not a model fault
+    // (and a retry would be cut the same way): 200 with finish_reason "length".
+    bool cut_by_limit = a.cut_calls > 0 && a.gen.finish_reason == "length";
+    if (complies(req, a.names) || cut_by_limit) {
       o.events = std::move(log.events);
-      o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
+      o.finish_reason = a.finish_reason();
       metrics_.tool_calls += a.names.size();
       account(o);
       return o;
@@ -214,7 +228,7 @@ void Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::tim
   if (a.client_gone || out.client_gone()) return;
   Outcome o;
   o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens};
-  o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
+  o.finish_reason = a.finish_reason();
   metrics_.tool_calls += a.names.size();
   account(o);
   out.finish(o.finish_reason, req.include_usage ? &o.usage : nullptr);
