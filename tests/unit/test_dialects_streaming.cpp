@@ -149,6 +149,8 @@ const StreamCase kStreamCases[] = {
     {"phi4_mini", "functools[{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]"},
     {"telechat", "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_call>"},
     {"glm4", "write_file\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
+    {"pythonic", "[write_file(path='a.txt', content=\"VALUE\")]"},
+    {"pythonic", "<|tool_call_start|>[write_file(path=\"a.txt\", content='VALUE')]<|tool_call_end|>"},
 };
 
 const char kTools[] =
