@@ -65,7 +65,7 @@ class CallReader {
 
  private:
   enum class Field : unsigned char { Other, Name, Id, Args, Function };
-  enum class Capture : unsigned char { None, Name, Id, ArgsStream, ArgsBuffer, Skip, Function };
+  enum class Capture : unsigned char { None, Name, Id, ArgsStream, ArgsBuffer, Skip };
   void start_element();
   Field field_of(std::string_view key_text) const;
   // The element object ended: emit (or close) its call. False when it is not a call.
@@ -86,7 +86,6 @@ class CallReader {
   // The element being read.
   Field field_ = Field::Other;
   Capture cap_ = Capture::None;
-  size_t cap_depth_ = 0;
   bool in_function_ = false, bad_ = false, have_name_ = false, have_args_ = false, began_ = false;
   std::string name_, id_, cap_text_, args_;
 };
