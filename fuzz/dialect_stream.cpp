@@ -4,7 +4,10 @@
 // list (bit 1) and the chunking. Checked: parsers never throw; the whole-string parse and the
 // chunked parse give the same events once adjacent deltas are merged (docs/design.md §3.2); every
 // event has a JSON form and the collected message dumps; no event carries invalid UTF-8, whatever
-// bytes the input holds (issue 12 §6).
+// bytes the input holds (issue 12 part 6); every call that ends without being cut short has
+// arguments that are valid JSON; a call cut short (a warning with cut_call: its events stand,
+// docs/design.md §3.2 "a call cut short") is not in the collected message, and its source text is
+// part of the collected content.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -101,6 +104,46 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   json::DumpOptions dump;
   dump.ensure_ascii = false;
-  (void)json::dumps(collect(whole).to_json(true), dump);
+  ParsedMessage m = collect(whole);
+  (void)json::dumps(m.to_json(true), dump);
+
+  std::vector<std::string> args;
+  std::vector<bool> cut;
+  for (const Event& e : whole) {
+    if (auto* b = std::get_if<ToolCallBegin>(&e)) {
+      if (args.size() <= b->index) args.resize(b->index + 1), cut.resize(b->index + 1);
+    } else if (auto* a = std::get_if<ToolArgsDelta>(&e)) {
+      if (a->index < args.size()) args[a->index] += a->fragment;
+    } else if (auto* w = std::get_if<Warning>(&e); w && w->cut_call) {
+      if (*w->cut_call >= cut.size()) {
+        std::fprintf(stderr, "dialect %.*s: cut_call names no call\n", static_cast<int>(d->name.size()), d->name.data());
+        std::abort();
+      }
+      cut[*w->cut_call] = true;
+      if (m.content.find(w->cut_text) == std::string::npos) {
+        std::fprintf(stderr, "dialect %.*s: a cut call's text is not in the content\n", static_cast<int>(d->name.size()), d->name.data());
+        std::abort();
+      }
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (cut[i]) continue;
+    ++kept;
+    try {
+      json::ReadLimits lim;
+      lim.allow_surrogates = true;
+      (void)json::parse(args[i], lim);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "dialect %.*s: call %zu has arguments that are not JSON (%s): %s\n",
+                   static_cast<int>(d->name.size()), d->name.data(), i, e.what(), args[i].c_str());
+      std::abort();
+    }
+  }
+  if (kept != m.tool_calls.size()) {
+    std::fprintf(stderr, "dialect %.*s: %zu calls not cut, %zu collected\n", static_cast<int>(d->name.size()),
+                 d->name.data(), kept, m.tool_calls.size());
+    std::abort();
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
 //   ]<|END_ACTION|>
 // Replies are <|START_RESPONSE|>text<|END_RESPONSE|> (the markers are dropped from the content).
 // The thinking block (the "tool plan") is reasoning; tool_call_id is the format's own id and is kept.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -30,34 +31,28 @@ class CommandR7bParser final : public scan::ThinkParser {
         if (k < 0) return false;
         if (k != 0) return true;  // response markers only frame the content
         start_recording(kAction);
-        json_.reset();
+        reader_.reset(scan::CallReader::Mode::List, {"parameters"}, true, "tool_name", "tool_call_id");
         st_ = St::Array;
         return true;
       }
-      case St::Array: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "<|START_ACTION|> not followed by a JSON list", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::End;
-        return true;
-      }
+      case St::Array:
+        switch (reader_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done: st_ = St::End; return true;
+          case scan::CallReader::Status::NotACall:
+            return malformed(sink, "<|START_ACTION|> not followed by a list of {\"tool_name\", \"parameters\"} calls", st_);
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the action stopped being a list of calls");
+            st_ = St::Content;
+            return true;
+        }
+        return false;
       case St::End: {
         size_t len = 0;
         int m = scan::match_any(rest(), {kEndAction}, eof, &len);
         if (m == -2) return false;
-        auto parsed = json_value(json_.text());
-        if (!parsed) return malformed(sink, "the action is not valid JSON", st_);
-        const Value& calls = *parsed;
-        if (!valid(calls)) return malformed(sink, "the action is not a list of {\"tool_name\", \"parameters\"} calls", st_);
         if (m == 0) advance(len);
         stop_recording();
-        for (const Value& c : calls.items()) {
-          const DictObj& d = c.dict_obj();
-          const Value* id = d.find("tool_call_id");
-          const Value* params = d.find("parameters");
-          std::string ids = id && id->is_str() ? id->str() : id && id->is_int() ? scan::compact_json(*id) : std::string();
-          emit_call(sink, ids, d.find("tool_name")->str(), params ? *params : Value::dict());
-        }
         if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "action without <|END_ACTION|>");
         st_ = St::AfterAction;
         return true;
@@ -68,22 +63,13 @@ class CommandR7bParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::Array) give_back(sink, WarningKind::TruncatedCall, "output ended inside the action");
+    if (st_ == St::Array) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the action", true);
   }
 
  private:
-  static bool valid(const Value& calls) {
-    if (!calls.is_list() || calls.items().empty()) return false;
-    for (const Value& c : calls.items()) {
-      if (!c.is_dict()) return false;
-      const Value* n = c.dict_obj().find("tool_name");
-      if (!n || !n->is_str() || n->str().empty()) return false;
-    }
-    return true;
-  }
 
   enum class St { Content, Array, End, AfterAction } st_ = St::Content;
-  scan::JsonScanner json_;
+  scan::CallReader reader_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

@@ -1,5 +1,6 @@
 #include "dialects/deepseek_calls.hpp"
 
+#include "dialects/call_reader.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
@@ -93,17 +94,21 @@ class DeepSeekParser final : public scan::ThinkParser {
         int m = scan::match_any(rest(), {"```json", "```"}, eof, &len);
         if (m == -2) return false;
         if (m >= 0) advance(len);
-        json_.reset();
+        args_.reset();
         st_ = St::Json;
         return true;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "arguments are not JSON", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::Tail;
-        return true;
-      }
+      case St::Json:
+        switch (args_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done: st_ = St::Tail; return true;
+        }
+        return false;
       case St::Tail: {
         int m = scan::match_any(rest(), {"```"}, eof, &len);
         if (m == -2) return false;
@@ -115,9 +120,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         int m = scan::match_any(rest(), call_end(), eof, &len);
         if (m == -2) return false;
         if (m >= 0) advance(len);
-        auto args = scan::call_args(json_.text());
-        if (!args) return malformed(sink, "arguments are not valid JSON", st_);
-        emit_call(sink, "", name_, *args);
+        close_call(sink);
         ++in_block_;
         // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
         // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
@@ -137,7 +140,7 @@ class DeepSeekParser final : public scan::ThinkParser {
       unclosed_block(sink, kUnclosed);
       return;
     }
-    give_back(sink, WarningKind::TruncatedCall, "output ended inside a tool call");
+    abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a tool call", true);
   }
 
  private:
@@ -167,7 +170,7 @@ class DeepSeekParser final : public scan::ThinkParser {
   enum class St { Content, List, Head, Name, Fence, Json, Tail, End, AfterBlock } st_ = St::Content;
   size_t in_block_ = 0;
   std::string name_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 }  // namespace

@@ -6,13 +6,16 @@
 // kept verbatim; string="false" values are JSON. Accepted too (SGLang): the tags without ｜DSML｜
 // (and mixed), an invoke body that is one JSON object, a parameter without the string attribute
 // (typed by the tool's schema), and V4's <｜DSML｜tool_calls> block name. Reasoning: <think>…</think>
-// (thinking mode: the prompt ends with <think>, so ParseOptions::reasoning_open). A call is emitted
-// when its invoke closes.
+// (thinking mode: the prompt ends with <think>, so ParseOptions::reasoning_open). A call is
+// announced once its invoke's name is read; a string parameter's value streams as it arrives, any
+// other value is converted once its close tag comes.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/tool_fields.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/schema_args.hpp"
+#include "value/json.hpp"
 
 namespace toolchat::dialects {
 namespace {
@@ -65,15 +68,16 @@ class DsmlParser final : public scan::ThinkParser {
         std::string tag;
         if (!read_tag(sink, &tag)) return st_ == St::Content;
         auto name = schema::xml_attr(tag, "name");
-        if (!name || name->empty()) return malformed(sink, "invoke without a name", st_);
+        if (!name || name->empty()) return bad(sink, "invoke without a name");
         name_ = *name;
-        args_ = Value::dict();
+        params_ = 0;
+        open_call(sink, "", name_);  // announced with its name; the arguments stream after it
         st_ = St::InvokeBody;
         return true;
       }
       case St::InvokeBody: {
         if (!skip_ws()) return false;
-        if (rest()[0] == '{' && args_.dict_obj().entries.empty()) {
+        if (rest()[0] == '{' && params_ == 0) {
           json_.reset();
           st_ = St::Json;
           return true;
@@ -81,7 +85,7 @@ class DsmlParser final : public scan::ThinkParser {
         static const std::vector<std::string_view> opts = scan::joined(kParamOpen, kInvokeClose);
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
-        if (m < 0) return eof ? false : malformed(sink, "unexpected text inside invoke", st_);
+        if (m < 0) return eof ? false : bad(sink, "unexpected text inside invoke");
         advance(len);
         if (m >= 2) return finish_invoke(sink);
         st_ = St::ParamTag;
@@ -91,39 +95,51 @@ class DsmlParser final : public scan::ThinkParser {
         std::string tag;
         if (!read_tag(sink, &tag)) return st_ == St::Content;
         auto name = schema::xml_attr(tag, "name");
-        if (!name || name->empty()) return malformed(sink, "parameter without a name", st_);
+        if (!name || name->empty()) return bad(sink, "parameter without a name");
         param_ = *name;
         string_attr_ = schema::xml_attr(tag, "string");
         value_.clear();
+        // The key now; a string value streams as it arrives, any other is converted once complete.
+        std::string head = params_++ == 0 ? "{" : ",";
+        json::dump_string(head, param_, false);
+        head += ':';
+        as_string_ = value_is_string();
+        if (as_string_) head += '"';
+        call_text(sink, head);
         st_ = St::ParamValue;
         return true;
       }
       case St::ParamValue: {
         std::string_view r = rest();
         scan::MarkerHit h = scan::find_marker(r, kParamClose);
-        size_t upto = h.which >= 0 ? h.pos : (eof ? r.size() : h.pos);
-        value_.append(r.substr(0, upto));
+        size_t upto = h.which >= 0 || eof ? h.pos : scan::utf8_safe_end(r.substr(0, h.pos));
+        if (h.which < 0 && eof) upto = r.size();
+        if (as_string_) {
+          std::string piece;
+          schema::append_json_escaped(piece, r.substr(0, upto));
+          call_text(sink, piece);
+        } else {
+          value_.append(r.substr(0, upto));
+        }
         advance(upto);
         if (h.which < 0) return false;
         advance(kParamClose[h.which].size());
-        set_param(sink);
+        end_param(sink);
         st_ = St::InvokeBody;
         return true;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "invoke body is not JSON", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        auto v = json_value(json_.text());
-        if (!v || !v->is_dict()) return malformed(sink, "invoke body is not a JSON object", st_);
-        args_ = *v;
-        st_ = St::JsonEnd;
-        return true;
-      }
+      case St::Json:
+        switch (json_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject:
+          case scan::ArgsReader::Status::Broken: return bad(sink, "invoke body is not a JSON object");
+          case scan::ArgsReader::Status::Done: params_ = SIZE_MAX; st_ = St::JsonEnd; return true;
+        }
+        return false;
       case St::JsonEnd: {
         int m = scan::match_any(rest(), kInvokeClose, eof, &len);
         if (m == -2) return false;
-        if (m < 0) return eof ? false : malformed(sink, "no closing invoke tag after the JSON body", st_);
+        if (m < 0) return eof ? false : bad(sink, "no closing invoke tag after the JSON body");
         advance(len);
         return finish_invoke(sink);
       }
@@ -138,7 +154,7 @@ class DsmlParser final : public scan::ThinkParser {
       unclosed_block(sink, kUnclosed);
       return;
     }
-    give_back(sink, WarningKind::TruncatedCall, "output ended inside a DSML call");
+    abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a DSML call", true);
   }
 
  private:
@@ -149,7 +165,7 @@ class DsmlParser final : public scan::ThinkParser {
     size_t gt = r.find('>');
     size_t lt = r.substr(0, gt).find('<');
     if (lt != std::string_view::npos || (gt == std::string_view::npos ? r.size() : gt) > kMaxTag) {
-      malformed(sink, "unterminated tag", st_);
+      bad(sink, "unterminated tag");
       return false;
     }
     if (gt == std::string_view::npos) return false;
@@ -158,26 +174,41 @@ class DsmlParser final : public scan::ThinkParser {
     return true;
   }
 
-  void set_param(Sink& sink) {
+  // Without the string attribute: text when the schema says string (or string or null), or when
+  // there is no schema (or no type in it) to say otherwise.
+  bool value_is_string() const {
+    if (string_attr_) return *string_attr_ == "true";
+    schema::ParamType type = schema::schema_type(schema::param_schema(opts_.tools, name_, param_));
+    return type.bits == 0 || type.string_or_null();
+  }
+
+  void end_param(Sink& sink) {
+    if (as_string_) {
+      call_text(sink, "\"");
+      return;
+    }
     Value v;
-    // Without the string attribute: text when the schema says string (or string or null), or when
-    // there is no schema (or no type in it) to say otherwise.
-    const Value* schema = string_attr_ ? nullptr : schema::param_schema(opts_.tools, name_, param_);
-    schema::ParamType type = schema::schema_type(schema);
-    bool as_string = string_attr_ ? *string_attr_ == "true" : type.bits == 0 || type.string_or_null();
-    if (as_string) {
-      v = Value::string(value_);
-    } else if (auto j = json_value(value_)) {
+    if (auto j = json_value(value_)) {
       v = *j;
     } else {
       warn(sink, WarningKind::InvalidArguments, "parameter '" + param_ + "' of '" + name_ + "' is not valid JSON; kept as a string");
       v = Value::string(value_);
     }
-    args_.dict_obj().set(Value::string(param_), v);
+    call_text(sink, scan::compact_json(v));
+  }
+
+  // Text that is not DSML inside an invoke: the call (open since its name) is cut there.
+  bool bad(Sink& sink, std::string why) {
+    if (!call_is_open()) return malformed(sink, std::move(why), st_);
+    abandon_call(sink, WarningKind::MalformedCall, std::move(why));
+    st_ = St::Content;
+    return true;
   }
 
   bool finish_invoke(Sink& sink) {
-    emit_call(sink, "", name_, args_);
+    if (params_ == 0) call_text(sink, "{}");
+    else if (params_ != SIZE_MAX) call_text(sink, "}");
+    close_call(sink);
     ++in_block_;
     start_recording();
     st_ = St::Block;
@@ -189,8 +220,9 @@ class DsmlParser final : public scan::ThinkParser {
   size_t in_block_ = 0;
   std::string name_, param_, value_;
   std::optional<std::string> string_attr_;
-  Value args_;
-  scan::JsonScanner json_;
+  size_t params_ = 0;  // parameters written; SIZE_MAX: the body was one JSON object
+  bool as_string_ = false;
+  scan::ArgsReader json_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

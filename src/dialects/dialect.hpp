@@ -43,7 +43,17 @@ enum class WarningKind : uint8_t {
   InvalidArguments,   // arguments were not a JSON object (the call is kept with what was given)
 };
 const char* warning_kind_name(WarningKind k);
-struct Warning { WarningKind kind; std::string detail; };
+struct Warning {
+  WarningKind kind;
+  std::string detail;
+  // Set on the TruncatedCall / MalformedCall warning that follows the ToolCallEnd of a call that was
+  // streamed and then cut off (output ended) or broken (its text stopped being a call): that call's
+  // index and source text. Its streamed events stand (bytes sent cannot be taken back), but the
+  // whole-message result (collect) gives the source text as content instead of the call
+  // (design.md §3.2, "a call cut short").
+  std::optional<size_t> cut_call = std::nullopt;
+  std::string cut_text = {};
+};
 
 using Event = std::variant<ContentDelta, ReasoningDelta, ToolCallBegin, ToolArgsDelta, ToolCallEnd, Warning>;
 

@@ -2,6 +2,7 @@
 // tests): text, then ` functools[{"name": N, "arguments": {…}}, …]` (leading space, no closing
 // marker); parallel calls are more array elements. The template's system text tells the model the
 // format; tools reach it through the `functions` context variable (tool_prompt gives the same text).
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -22,36 +23,41 @@ class FirefunctionParser final : public scan::ParserBase {
         int k = text_until(sink, kMarkers, false, eof);
         if (k < 0) return false;
         start_recording(kMarkers[k]);
-        json_.reset();
-        json_.feed("[");
+        reader_.reset(scan::CallReader::Mode::List, {"arguments", "parameters"}, true);
+        reader_.prime(*this, sink, "[");
         st_ = St::Array;
         return true;
       }
-      case St::Array: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "functools[ not followed by a JSON list", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::string raw = raw_;
-        stop_recording();
-        if (!emit_call_list(sink, json_.text(), {"arguments", "parameters"}, true)) {
-          sink.on(ContentDelta{raw});
-          warn(sink, WarningKind::MalformedCall, "functools[…] is not a list of {\"name\", \"arguments\"} calls");
+      case St::Array:
+        switch (reader_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done:
+            stop_recording();
+            st_ = St::Content;
+            return true;
+          case scan::CallReader::Status::NotACall:
+            if (!reader_.json_ended()) return malformed(sink, "functools[ not followed by a JSON list", st_);
+            give_back(sink, WarningKind::MalformedCall, "functools[…] is not a list of {\"name\", \"arguments\"} calls");
+            st_ = St::Content;
+            return true;
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "functools[…] stopped being a list of calls");
+            st_ = St::Content;
+            return true;
         }
-        st_ = St::Content;
-        return true;
-      }
+        return false;
     }
     return false;
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::Array) give_back(sink, WarningKind::TruncatedCall, "output ended inside functools[…]");
+    if (st_ == St::Array) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside functools[…]", true);
   }
 
  private:
 
   enum class St { Content, Array } st_ = St::Content;
-  scan::JsonScanner json_;
+  scan::CallReader reader_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

@@ -4,6 +4,7 @@
 //   <function=NAME>{…}</function>       (parallel calls are concatenated; text may come before)
 //   <|python_tag|>CODE                  a call of `python` with {"code": CODE}
 //   <|python_tag|>NAME.call(k="v")      a builtin tool call (the vLLM template's brave_search etc.)
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/python_tag.hpp"
@@ -48,26 +49,28 @@ class FunctionaryV31Parser final : public PythonTagParser {
         if (gt == std::string_view::npos) return false;
         name_.assign(name);
         advance(gt + 1);
-        json_.reset();
+        args_.reset();
         st_ = St::Json;
         return true;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "arguments of '" + name_ + "' are not JSON", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::Close;
-        return true;
-      }
+      case St::Json:
+        switch (args_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments of '" + name_ + "' are not JSON", st_);
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done: st_ = St::Close; return true;
+        }
+        return false;
       case St::Close: {
         size_t len = 0;
         int m = scan::match_any(rest(), {kClose}, eof, &len);
         if (m == -2) return false;
-        auto args = scan::call_args(json_.text());
-        if (!args) return malformed(sink, "arguments of '" + name_ + "' are not valid JSON", st_);
         if (m == 0) advance(len);
         stop_recording();
-        emit_call(sink, "", name_, *args);
+        close_call(sink);
         if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without </function>");
         st_ = St::Content;
         return true;
@@ -83,14 +86,14 @@ class FunctionaryV31Parser final : public PythonTagParser {
 
   void at_end(Sink& sink) override {
     if (st_ == St::Name || st_ == St::Json || st_ == St::Python)
-      give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
+      abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a call", true);
   }
 
  private:
 
   enum class St { Content, Name, Json, Close, Python } st_ = St::Content;
   std::string name_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

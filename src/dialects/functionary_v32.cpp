@@ -5,6 +5,7 @@
 //   python\nCODE         a call of `python`: JSON arguments, or raw code ({"code": CODE})
 // and further segments follow as ">>>RECIPIENT\n…". An output that does not start with a recipient
 // line is content (">>>" segments after it are still parsed).
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include <cctype>
 
@@ -40,17 +41,21 @@ class FunctionaryV32Parser final : public scan::ParserBase {
         st_ = St::Recipient;
         return true;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "arguments are not JSON");
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        auto args = scan::call_args(json_.text());
-        if (!args) return not_a_call(sink, "arguments are not valid JSON");
-        stop_recording();
-        emit_call(sink, "", name_, *args);
-        st_ = St::AfterCall;
-        return true;
-      }
+      case St::Json:
+        switch (args_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject: return not_a_call(sink, "arguments are not JSON");
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done:
+            stop_recording();
+            close_call(sink);
+            st_ = St::AfterCall;
+            return true;
+        }
+        return false;
       case St::Code: {
         // Raw python code runs to the next ">>>" or the end.
         std::string_view r = rest();
@@ -72,7 +77,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::Json) give_back(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'");
+    if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
     else if (st_ == St::Recipient && recording_) {
       if (at_start_) { sink.on(ContentDelta{raw_}); stop_recording(); }
       else give_back(sink, WarningKind::TruncatedCall, "output ended inside a >>> recipient line");
@@ -105,7 +110,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
     if (!json && name_ != "python") return not_a_call(sink, "'" + name_ + "' is not followed by JSON arguments");
     advance(i + 1);
     if (json) {
-      json_.reset();
+      args_.reset();
       st_ = St::Json;
     } else {
       code_.clear();
@@ -135,7 +140,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
   enum class St { Start, Recipient, Content, Json, Code, AfterCall } st_ = St::Start;
   bool at_start_ = true;
   std::string name_, code_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 // A JSON schema type as TypeScript (Functionary's prompt renders the tools as a TypeScript namespace).

@@ -3,6 +3,7 @@
 // "get_weather\n{\"city\": \"Beijing\"}". A named segment whose body does not start with '{' is text;
 // when the request's tools are known, only their names start a call (otherwise a one-word first line
 // of a reply would be taken for one). <think>…</think> (GLM-Z1) is accepted first.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/glm_segments.hpp"
 #include "dialects/json_util.hpp"
@@ -31,29 +32,26 @@ class Glm4Parser final : public GlmSegmentParser {
         return true;
       }
       started_ = true;
-      json_.reset();
+      args_.reset();
     }
-    advance(json_.feed(rest()));
-    if (json_.state() == scan::JsonScanner::State::Error) {
-      give_back(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not a JSON object");
-      done();
-      return true;
+    switch (args_.step(*this, sink, "", name_)) {
+      case scan::ArgsReader::Status::NeedMore: return false;
+      case scan::ArgsReader::Status::NotObject:
+      case scan::ArgsReader::Status::Broken:
+        abandon_call(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not a JSON object");
+        done();
+        return true;
+      case scan::ArgsReader::Status::Done:
+        stop_recording();
+        close_call(sink);
+        done();
+        return true;
     }
-    if (json_.state() != scan::JsonScanner::State::Done) return false;
-    auto args = scan::call_args(json_.text());
-    if (!args) {
-      give_back(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not valid JSON");
-      done();
-      return true;
-    }
-    stop_recording();
-    emit_call(sink, "", name_, *args);
-    done();
-    return true;
+    return false;
   }
 
   void call_end(Sink& sink) override {
-    if (started_) give_back(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'");
+    if (started_) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
     else as_text(sink);  // a name line and nothing after it
   }
 
@@ -63,7 +61,7 @@ class Glm4Parser final : public GlmSegmentParser {
     end_call();
   }
   bool started_ = false;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

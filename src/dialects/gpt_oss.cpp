@@ -5,6 +5,7 @@
 // user-visible preamble (content); a recipient functions.NAME (on commentary or analysis) makes the
 // body a JSON call of NAME, the builtin recipient python a call of `python` with {"code": BODY}.
 // Text with no header at all is content.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include <algorithm>
 
@@ -82,7 +83,7 @@ class HarmonyParser final : public scan::ParserBase {
         if (!to.empty()) {
           name_ = to.rfind("functions.", 0) == 0 ? to.substr(10) : to;
           if (name_.empty()) return bad_header(sink, true);
-          json_.reset();
+          args_.reset();
           st_ = St::CallBody;
           return true;
         }
@@ -97,27 +98,22 @@ class HarmonyParser final : public scan::ParserBase {
         end_of_message(k);
         return true;
       }
-      case St::CallBody: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) {
-          give_back(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not a JSON object");
-          reasoning_ = false;
-          st_ = St::Text;
-          return true;
+      case St::CallBody:
+        switch (args_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject:
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not a JSON object");
+            reasoning_ = false;
+            st_ = St::Text;
+            return true;
+          case scan::ArgsReader::Status::Done:
+            stop_recording();
+            close_call(sink);
+            st_ = St::AfterCall;
+            return true;
         }
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        auto args = scan::call_args(json_.text());
-        if (!args) {
-          give_back(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not valid JSON");
-          reasoning_ = false;
-          st_ = St::Text;
-          return true;
-        }
-        stop_recording();
-        emit_call(sink, "", name_, *args);
-        st_ = St::AfterCall;
-        return true;
-      }
+        return false;
       case St::CodeBody: {
         int k = collect_until(code_, body_ends(), eof);
         if (k < 0 && !eof) return false;
@@ -146,7 +142,7 @@ class HarmonyParser final : public scan::ParserBase {
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::CallBody) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call to '" + name_ + "'");
+    if (st_ == St::CallBody) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a call to '" + name_ + "'", true);
     else if (st_ == St::Header) {
       if (header_word(rest(), "to=").empty()) {
         stop_recording();  // the unfinished header is kept as content by run()
@@ -197,7 +193,7 @@ class HarmonyParser final : public scan::ParserBase {
 
   bool reasoning_ = false;
   std::string header_, name_, code_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 // ---- tool prompt: the TypeScript-like namespace of the Harmony developer message -----------------

@@ -7,6 +7,7 @@
 // last ':'. Reasoning is <think>…</think>; K2-Thinking may start the calls at the end of its
 // reasoning without closing it, and may leave out the section and call-end markers, so the call
 // markers (special tokens, which cannot occur in prose) also end the reasoning block.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -81,24 +82,26 @@ class KimiParser final : public scan::ParserBase {
         while (!id_.empty() && scan::is_json_ws(id_.front())) id_.erase(0, 1);
         advance(h.pos + kArgBegin.size());
         if (!split_id()) return malformed(sink, "bad call id '" + id_ + "'", st_);
-        json_.reset();
+        args_.reset();
         st_ = St::Args;
         return true;
       }
-      case St::Args: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "arguments are not JSON", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::CallEnd;
-        return true;
-      }
+      case St::Args:
+        switch (args_.step(*this, sink, id_, name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done: st_ = St::CallEnd; return true;
+        }
+        return false;
       case St::CallEnd: {
         int m = scan::match_any(rest(), {kCallEnd}, eof, &len);
         if (m == -2) return false;
-        auto args = scan::call_args(json_.text());
-        if (!args) return malformed(sink, "arguments are not valid JSON", st_);
         if (m == 0) advance(len);
-        emit_call(sink, id_, name_, *args);
+        close_call(sink);
         if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without <|tool_call_end|>");
         ++in_section_;
         start_recording();
@@ -123,7 +126,7 @@ class KimiParser final : public scan::ParserBase {
       case St::Id: case St::Args: case St::CallEnd: break;
       default: return;
     }
-    give_back(sink, WarningKind::TruncatedCall, "output ended inside a tool call");
+    abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a tool call", true);
   }
 
  private:
@@ -149,7 +152,7 @@ class KimiParser final : public scan::ParserBase {
   bool section_ = false;
   size_t in_section_ = 0;
   std::string id_, name_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

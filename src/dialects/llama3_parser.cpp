@@ -1,3 +1,4 @@
+#include "dialects/call_reader.hpp"
 #include "dialects/llama3_parser.hpp"
 
 #include "dialects/python_tag.hpp"
@@ -28,7 +29,7 @@ class Llama3Parser final : public PythonTagParser {
           if (m == 0 && builtins_) st_ = St::Tagged;
           return true;
         }
-        if (rest()[0] == '{' || rest()[0] == '[') { json_.reset(); st_ = St::Json; return true; }
+        if (rest()[0] == '{' || rest()[0] == '[') { start_json(); return true; }
         sink.on(ContentDelta{raw_});
         stop_recording();
         st_ = St::Content;
@@ -42,7 +43,7 @@ class Llama3Parser final : public PythonTagParser {
           st_ = St::Content;
           return true;
         }
-        if (rest()[0] == '{' || rest()[0] == '[') { json_.reset(); st_ = St::Json; return true; }
+        if (rest()[0] == '{' || rest()[0] == '[') { start_json(); return true; }
         body_ = PythonTagBody("code_interpreter");
         st_ = St::Builtin;
         return true;
@@ -52,21 +53,28 @@ class Llama3Parser final : public PythonTagParser {
         if (s == TagStep::Finished) st_ = St::Content;
         return s != TagStep::NeedMore;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) {
-          give_back(sink, WarningKind::MalformedCall, "invalid JSON at the start of the output");
-          st_ = St::Content;
-          return true;
+      case St::Json:
+        switch (reader_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done:
+            stop_recording();
+            st_ = St::AfterCall;
+            return true;
+          case scan::CallReader::Status::NotACall:
+            if (!reader_.json_invalid()) {  // JSON that is not a call: content, quietly
+              sink.on(ContentDelta{raw_});
+              stop_recording();
+            } else {
+              give_back(sink, WarningKind::MalformedCall, "invalid JSON at the start of the output");
+            }
+            st_ = St::Content;
+            return true;
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the JSON call is not valid JSON");
+            st_ = St::Content;
+            return true;
         }
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        recording_ = false;  // raw_ stays until we know whether it was a call
-        bool called = emit_calls(sink);
-        if (!called) sink.on(ContentDelta{raw_});
-        raw_.clear();
-        st_ = called ? St::AfterCall : St::Content;
-        return true;
-      }
+        return false;
       case St::AfterCall: {
         size_t len = 0;
         // Parallel calls: objects separated by ';' (SGLang), by ',' (llama.cpp with parallel calls
@@ -106,23 +114,22 @@ class Llama3Parser final : public PythonTagParser {
     return false;
   }
   void at_end(Sink& sink) override {
-    if (st_ == St::Json) give_back(sink, WarningKind::TruncatedCall, "output ended inside the JSON call");
+    if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the JSON call", true);
     else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
     else if (st_ == St::Builtin || st_ == St::Tagged) give_back(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>");
   }
 
  private:
   // An object that is a call, or a non-empty array of calls (SGLang's llama3 detector, xLAM).
-  bool emit_calls(Sink& sink) {
-    const std::string& t = json_.text();
-    if (t[0] == '{') return emit_call_object(sink, t, {"parameters", "arguments"}, true);
-    return emit_call_list(sink, t, {"parameters", "arguments"}, true);
+  void start_json() {
+    reader_.reset(scan::CallReader::Mode::Either, {"parameters", "arguments"}, true);
+    st_ = St::Json;
   }
 
   enum class St { Start, Tagged, Builtin, Json, AfterCall, Content } st_ = St::Start;
   bool builtins_;
   bool tag_done_ = false;
-  scan::JsonScanner json_;
+  scan::CallReader reader_;
 };
 
 }  // namespace

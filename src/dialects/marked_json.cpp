@@ -1,3 +1,4 @@
+#include "dialects/call_reader.hpp"
 #include "dialects/marked_json.hpp"
 
 #include "dialects/scan.hpp"
@@ -54,25 +55,33 @@ class MarkedJsonParser final : public scan::ParserBase {
           which_ = static_cast<size_t>(k);
           const JsonCallMarker& mk = style_.markers[which_];
           start_recording(mk.open);
-          json_.reset();
-          json_.feed(mk.open.substr(mk.open.size() - mk.json_tail));
+          reader_.reset(scan::CallReader::Mode::Either, {"arguments", "parameters"}, true);
+          reader_.prime(*this, sink, mk.open.substr(mk.open.size() - mk.json_tail));
           st_ = St::Json;
         } else if (static_cast<size_t>(k) >= nm + nd) {
           st_ = St::Done;
         }
         return true;
       }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) {
-          give_back(sink, WarningKind::MalformedCall, std::string(style_.markers[which_].open) + " not followed by JSON");
-          st_ = St::Body;
-          return true;
+      case St::Json:
+        switch (reader_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done: not_call_ = false; st_ = St::Close; return true;
+          case scan::CallReader::Status::NotACall:
+            if (reader_.json_ended()) {
+              not_call_ = true;
+              st_ = St::Close;
+              return true;
+            }
+            give_back(sink, WarningKind::MalformedCall, std::string(style_.markers[which_].open) + " not followed by JSON");
+            st_ = St::Body;
+            return true;
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the JSON after " + std::string(style_.markers[which_].open) + " stopped being a call");
+            st_ = St::Body;
+            return true;
         }
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::Close;
-        return true;
-      }
+        return false;
       case St::Close: {
         const JsonCallMarker& mk = style_.markers[which_];
         int m = -1;
@@ -84,7 +93,7 @@ class MarkedJsonParser final : public scan::ParserBase {
         }
         std::string raw = raw_;
         stop_recording();
-        if (!emit_calls(sink)) {
+        if (not_call_) {
           sink.on(ContentDelta{raw});
           warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(mk.open) + " is not a call or a list of calls");
         } else if (!mk.close.empty() && m != 0 && !mk.close_optional) {
@@ -102,24 +111,19 @@ class MarkedJsonParser final : public scan::ParserBase {
 
   void at_end(Sink& sink) override {
     if (st_ == St::Reasoning) warn(sink, WarningKind::UnclosedReasoning, "output ended inside the reasoning block");
-    if (st_ == St::Json) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
+    if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a call", true);
   }
 
  private:
   enum class St { Start, Reasoning, AfterThink, Body, Json, Close, AfterCall, Done };
 
-  // One call object, or a non-empty array of call objects (all or nothing).
-  bool emit_calls(Sink& sink) {
-    const std::string& t = json_.text();
-    if (t[0] == '{') return emit_call_object(sink, t, {"arguments", "parameters"}, true);
-    return emit_call_list(sink, t, {"arguments", "parameters"});
-  }
 
   MarkedJsonStyle style_;
   std::vector<std::string_view> body_marks_, think_opens_, think_closes_;
   St st_ = St::Start;
   size_t which_ = 0;
-  scan::JsonScanner json_;
+  scan::CallReader reader_;  // one call object, or a non-empty array of them
+  bool not_call_ = false;
 };
 
 }  // namespace

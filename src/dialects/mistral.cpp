@@ -2,6 +2,7 @@
 // marker allowed), v11 `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}`, v13 `[TOOL_CALLS]NAME[ARGS]{…}` (and
 // `[TOOL_CALLS]NAME{…}` when the markers were decoded away), parallel calls by repeating the prefix;
 // [THINK]…[/THINK] reasoning (Magistral). Ids are kept; missing ones are generated with 9 alphanumerics.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/json_util.hpp"
@@ -27,7 +28,9 @@ class MistralParser final : public scan::ThinkParser {
         start_recording("[TOOL_CALLS]");
         name_.clear();
         id_.clear();
-        json_.reset();
+        args_.reset();
+        list_.reset(scan::CallReader::Mode::List, {"arguments", "parameters"}, true);
+        list_.skip_bad_elements = true;
         st_ = St::After;
         return true;
       }
@@ -39,26 +42,24 @@ class MistralParser final : public scan::ThinkParser {
         st_ = St::Name;
         return true;
       }
-      case St::Array: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::string raw = raw_;
-        stop_recording();
-        Value v = json_value(json_.text()).value_or(Value());
-        size_t n = 0;
-        if (v.is_list())
-          for (const Value& c : v.items()) {
-            if (emit_call_value(sink, c, {"arguments", "parameters"}, true)) ++n;
-            else warn(sink, WarningKind::MalformedCall, "an array element is not a call: " + scan::compact_json(c));
-          }
-        if (n == 0 && !(v.is_list() && !v.items().empty())) {
-          sink.on(ContentDelta{raw});
-          warn(sink, WarningKind::MalformedCall, "[TOOL_CALLS] not followed by calls");
+      case St::Array:
+        switch (list_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done:
+            stop_recording();
+            st_ = St::AfterCall;
+            return true;
+          case scan::CallReader::Status::NotACall:
+            if (!list_.json_ended()) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array", st_);
+            give_back(sink, WarningKind::MalformedCall, "[TOOL_CALLS] not followed by calls");
+            st_ = St::AfterCall;
+            return true;
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the calls after [TOOL_CALLS] are not valid JSON");
+            st_ = St::Content;
+            return true;
         }
-        st_ = St::AfterCall;
-        return true;
-      }
+        return false;
       case St::Name: {
         std::string_view r = rest();
         size_t i = 0;
@@ -95,30 +96,35 @@ class MistralParser final : public scan::ThinkParser {
         st_ = St::Args;
         return true;
       }
-      case St::Args: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return malformed(sink, "arguments are not a JSON object", st_);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        auto args = scan::call_args(json_.text());
-        if (!args) return malformed(sink, "arguments are not valid JSON", st_);
-        stop_recording();
-        emit_call(sink, id_, name_, *args);
-        st_ = St::AfterCall;
-        return true;
-      }
+      case St::Args:
+        switch (args_.step(*this, sink, id_, name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done:
+            stop_recording();
+            close_call(sink);
+            st_ = St::AfterCall;
+            return true;
+        }
+        return false;
       case St::AfterCall: return ws_then_content(st_);
     }
     return false;
   }
 
   void body_end(Sink& sink) override {
-    if (st_ != St::Content && st_ != St::AfterCall) give_back(sink, WarningKind::TruncatedCall, "output ended inside a tool call");
+    if (st_ != St::Content && st_ != St::AfterCall) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a tool call", true);
   }
 
  private:
   enum class St { Content, After, Array, Name, NameEnd, Id, Args, AfterCall } st_ = St::Content;
   std::string name_, id_;
-  scan::JsonScanner json_;
+  scan::ArgsReader args_;
+  scan::CallReader list_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

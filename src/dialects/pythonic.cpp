@@ -5,10 +5,12 @@
 // turned into JSON. Wrappers: Llama 4 <|python_start|>…<|python_end|>, LFM2
 // <|tool_call_start|>…<|tool_call_end|>, Olmo 3 <function_calls>\nf(a=1)\ng(b=2)\n</function_calls>
 // (one call per line, no brackets). A bare list may follow text (SGLang); a '[' that does not start
-// NAME( is just text, decided as soon as a character rules it out. Each call is emitted once its
-// closing ')' arrives. A list element may also be a JSON call object {"name", "arguments"}
+// NAME( is just text, decided as soon as a character rules it out. A call is announced at its first
+// `k=` and its arguments stream as they are read (py_kwargs_stream.*). A list element may also be a JSON call object {"name", "arguments"}
 // (llama.cpp's LFM2 template writes those).
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
+#include "dialects/py_kwargs_stream.hpp"
 #include "dialects/py_literal.hpp"
 #include "dialects/scan.hpp"
 #include "value/json.hpp"
@@ -20,46 +22,6 @@ constexpr size_t kMaxName = 256;
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return ident_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-'; }
-
-// Tracks Python strings and brackets to find where a call's argument list closes.
-class CallExtent {
- public:
-  void reset() { depth_ = 0; quote_ = 0; triple_ = false; escape_ = false; }
-  // Consumes bytes of s; returns how many, stopping after the ')' that closes the call. A quote
-  // with fewer than two bytes after it is left for the next call unless eof (it may open """).
-  size_t feed(std::string_view s, bool eof, bool* done) {
-    *done = false;
-    for (size_t i = 0; i < s.size(); ++i) {
-      char c = s[i];
-      if (quote_) {
-        if (escape_) { escape_ = false; continue; }
-        if (c == '\\') { escape_ = true; run_ = 0; continue; }
-        if (c != quote_) { run_ = 0; continue; }
-        if (!triple_) { quote_ = 0; continue; }
-        if (++run_ == 3) { quote_ = 0; run_ = 0; }
-        continue;
-      }
-      if (c == '"' || c == '\'') {
-        if (i + 3 > s.size() && !eof) return i;
-        triple_ = s.substr(i, 3) == std::string(3, c);
-        quote_ = c;
-        run_ = 0;
-        if (triple_) i += 2;
-        continue;
-      }
-      if (c == '(' || c == '[' || c == '{') ++depth_;
-      if (c == ')' || c == ']' || c == '}') {
-        if (--depth_ == 0) { *done = true; return i + 1; }
-      }
-    }
-    return s.size();
-  }
-
- private:
-  int depth_ = 0, run_ = 0;
-  char quote_ = 0;
-  bool triple_ = false, escape_ = false;
-};
 
 class PythonicParser final : public scan::ThinkParser {
  public:
@@ -103,7 +65,7 @@ class PythonicParser final : public scan::ThinkParser {
         std::string_view r = rest();
         size_t i = 0;
         if (r[0] == '{') {  // a JSON call object in the list (llama.cpp's LFM2 template)
-          json_.reset();
+          json_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);
           st_ = St::Json;
           return true;
         }
@@ -118,36 +80,52 @@ class PythonicParser final : public scan::ThinkParser {
         if (i == r.size()) return false;
         if (n1 == n0 || r[i] != '(') return not_a_call(sink);
         name_.assign(r.substr(n0, n1 - n0));
-        advance(i);
-        call_text_.clear();
-        extent_.reset();
+        advance(i + 1);  // past '('
+        kw_.reset();
         st_ = St::Args;
         return true;
       }
       case St::Args: {
-        bool done = false;
-        std::string_view r = rest();
-        size_t n = extent_.feed(r, eof, &done);
-        call_text_.append(r.substr(0, n));
-        advance(n);
-        if (!done) return false;
-        return finish_call(sink);
-      }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink);
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        std::string raw = raw_;
-        stop_recording();
-        if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true)) {
-          start_recording(raw);
-          return not_a_call(sink);
+        size_t used = 0;
+        auto s = kw_.step(*this, sink, name_, rest(), eof, &used);
+        advance(used);
+        switch (s) {
+          case pylit::KwargsStream::Status::NeedMore: return false;
+          case pylit::KwargsStream::Status::Done:
+            close_call(sink);
+            ++group_calls_;
+            start_recording();
+            st_ = St::AfterCall;
+            return true;
+          case pylit::KwargsStream::Status::NotKwargs:
+            if (wrapped_ || group_calls_ > 0) {
+              give_back(sink, WarningKind::MalformedCall, "call to '" + name_ + "' with arguments that are not keyword literals");
+              st_ = St::Content;
+              return true;
+            }
+            return not_a_call(sink);
+          case pylit::KwargsStream::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "call to '" + name_ + "' with arguments that are not keyword literals");
+            st_ = St::Content;
+            return true;
         }
-        ++group_calls_;
-        start_recording();
-        st_ = St::AfterCall;
-        return true;
+        return false;
       }
+      case St::Json:
+        switch (json_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::NotACall: return not_a_call(sink);
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "a JSON call object in the list stopped being a call");
+            st_ = St::Content;
+            return true;
+          case scan::CallReader::Status::Done:
+            ++group_calls_;
+            start_recording();
+            st_ = St::AfterCall;
+            return true;
+        }
+        return false;
       case St::AfterCall: {
         if (!skip_ws()) return eof ? end_group(sink, false) : false;
         char c = rest()[0];
@@ -193,7 +171,9 @@ class PythonicParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::Args || st_ == St::Json || ((st_ == St::Name || st_ == St::Open) && (wrapped_ || group_calls_ > 0))) {
+    if (call_is_open()) {
+      abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a pythonic call", true);
+    } else if (st_ == St::Args || st_ == St::Json || ((st_ == St::Name || st_ == St::Open) && (wrapped_ || group_calls_ > 0))) {
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a pythonic call");
     } else if (st_ == St::Name || st_ == St::Open) {
       give_back_quiet(sink);
@@ -207,25 +187,6 @@ class PythonicParser final : public scan::ThinkParser {
  private:
   enum class St { Content, Open, Name, Args, Json, AfterCall, Close, AfterGroup } st_ = St::Content;
 
-  // NAME(kwargs) -> a call; false (text given back) when the arguments are not keyword literals.
-  bool finish_call(Sink& sink) {
-    pylit::Reader rd(call_text_);
-    std::optional<Value> kw = rd.kwargs();
-    if (!kw) {
-      if (wrapped_ || group_calls_ > 0) {
-        give_back(sink, WarningKind::MalformedCall, "call to '" + name_ + "' with arguments that are not keyword literals");
-        st_ = St::Content;
-        return true;
-      }
-      return not_a_call(sink);
-    }
-    stop_recording();
-    emit_call(sink, "", name_, *kw);
-    ++group_calls_;
-    start_recording();
-    st_ = St::AfterCall;
-    return true;
-  }
 
   bool end_group(Sink& sink, bool closed) {
     stop_recording();
@@ -249,9 +210,9 @@ class PythonicParser final : public scan::ThinkParser {
   std::string_view close_;
   bool wrapped_ = false, bracket_ = false;
   size_t group_calls_ = 0;
-  std::string name_, call_text_;
-  CallExtent extent_;
-  scan::JsonScanner json_;
+  std::string name_;
+  pylit::KwargsStream kw_;
+  scan::CallReader json_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

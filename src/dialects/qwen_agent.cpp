@@ -6,6 +6,7 @@
 // arguments' last '}' (or a code block's closing fence) is cut, a leading ": " left by a prompt
 // ending in "✿RETURN✿" is removed, and non-JSON arguments (code_interpreter's code block) are
 // passed as {FIRST_PARAM: text}. <think>…</think> reasoning is accepted first.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/qwen_agent.hpp"
 
@@ -70,7 +71,7 @@ class QwenAgentParser final : public scan::ThinkParser {
         if (kind(k) == kArgs) {
           advance(kMarkers[k].size());
           args_.clear();
-          st_ = St::Args;
+          st_ = St::ArgsStart;
         } else {
           // A name followed by a stop word or another call: Qwen-Agent calls it with empty arguments.
           stop_recording();
@@ -79,15 +80,48 @@ class QwenAgentParser final : public scan::ThinkParser {
         }
         return true;
       }
+      case St::ArgsStart: {
+        // A JSON object streams as it is written; any other arguments are read whole (St::Args).
+        std::string_view r = rest();
+        size_t i = 0;
+        while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+        if (i == r.size() && !eof) return false;
+        if (i < r.size() && r[i] == '{') {
+          advance(i);
+          json_.reset();
+          st_ = St::ArgsJson;
+        } else {
+          st_ = St::Args;
+        }
+        return true;
+      }
+      case St::ArgsJson:
+        switch (json_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject:
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "✿ARGS✿: of '" + name_ + "' is not a valid JSON object");
+            st_ = St::Content;
+            return true;
+          case scan::ArgsReader::Status::Done:
+            stop_recording();
+            close_call(sink);
+            args_.clear();
+            st_ = St::ArgsTail;
+            return true;
+        }
+        return false;
+      case St::ArgsTail:  // a comment after the arguments (remove_trailing_comment_of_fn_args): dropped
       case St::Args: {
         int k = collect_until(args_, kMarkers, eof);
         if (k < 0 && !eof) return false;
-        finish_call(sink, k < 0);
+        if (st_ == St::Args) finish_call(sink, k < 0);
         if (k >= 0 && kind(k) == kArgs) {
           // Another ✿ARGS✿: under the same ✿FUNCTION✿: is another call of that tool.
           advance(kMarkers[k].size());
           start_recording(kMarkers[k]);
           args_.clear();
+          st_ = St::ArgsStart;
           return true;
         }
         st_ = St::Content;
@@ -100,10 +134,12 @@ class QwenAgentParser final : public scan::ThinkParser {
     return false;
   }
 
-  void body_end(Sink&) override {}
+  void body_end(Sink& sink) override {
+    if (st_ == St::ArgsJson) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the ✿ARGS✿: of '" + name_ + "'", true);
+  }
 
  private:
-  enum class St { Start, Space, Content, Name, Args, Done };
+  enum class St { Start, Space, Content, Name, ArgsStart, ArgsJson, ArgsTail, Args, Done };
 
   void finish_call(Sink& sink, bool at_eof) {
     // remove_trailing_comment_of_fn_args: cut after the last '}' / the closing fence.
@@ -151,6 +187,7 @@ class QwenAgentParser final : public scan::ThinkParser {
 
   St st_ = St::Start;
   std::string name_, args_;
+  scan::ArgsReader json_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

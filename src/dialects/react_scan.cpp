@@ -1,3 +1,4 @@
+#include "dialects/call_reader.hpp"
 #include "dialects/react_scan.hpp"
 
 #include "dialects/scan.hpp"
@@ -64,12 +65,60 @@ class ReactParser final : public scan::ParserBase {
           advance(lines_[k].size());
           name_ = std::string(name);
           args_.clear();
-          st_ = St::Input;
+          st_ = St::InputStart;
           return true;
         }
         fail(sink, k < 0 ? WarningKind::TruncatedCall : WarningKind::MalformedCall,
                   "'Action:' without a tool name and 'Action Input:'");
         st_ = St::Text;
+        return true;
+      }
+      case St::InputStart: {
+        // A JSON object streams as it is written; any other input is read whole (below).
+        std::string_view r = rest();
+        size_t i = 0;
+        while (i < r.size() && (r[i] == ' ' || r[i] == '\t')) ++i;
+        if (i == r.size() && !eof) return false;
+        if (i < r.size() && r[i] == '{') {
+          advance(i);
+          json_.reset();
+          st_ = St::InputJson;
+        } else {
+          st_ = St::Input;
+        }
+        return true;
+      }
+      case St::InputJson:
+        switch (json_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::NotObject:
+          case scan::ArgsReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON object");
+            content_seen_ = true;
+            st_ = St::Text;
+            return true;
+          case scan::ArgsReader::Status::Done:
+            args_.clear();
+            st_ = St::InputTail;
+            return true;
+        }
+        return false;
+      case St::InputTail: {
+        // Text after the JSON object, up to the next label: content (ReAct keeps it); where only JSON
+        // may follow the label, the call is cut there (the whole result is its text, as before).
+        int k = collect_until(args_, lines_, eof);
+        if (k < 0 && !eof) return false;
+        std::string tail(textargs::trim(args_));
+        args_.clear();
+        st_ = St::Text;
+        if (!tail.empty() && style_.json_only) {
+          abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON object");
+          content_seen_ = true;
+          return true;
+        }
+        stop_recording();
+        close_call(sink);
+        if (!tail.empty()) sink.on(ContentDelta{tail});
         return true;
       }
       case St::Input: {
@@ -90,10 +139,12 @@ class ReactParser final : public scan::ParserBase {
     return false;
   }
 
-  void at_end(Sink&) override {}
+  void at_end(Sink& sink) override {
+    if (st_ == St::InputJson || (st_ == St::InputTail && call_is_open())) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the 'Action Input:' of '" + name_ + "'", true);
+  }
 
  private:
-  enum class St { Start, Text, SkipSpace, Name, Input, Final, Done };
+  enum class St { Start, Text, SkipSpace, Name, InputStart, InputJson, InputTail, Input, Final, Done };
 
   // A label counts at a line start ("\nAction:") or at the very start of the output ("Action:").
   void add(std::string_view line, Label l) {
@@ -188,6 +239,7 @@ class ReactParser final : public scan::ParserBase {
   St st_ = St::Start, after_space_ = St::Text;
   bool reasoning_ = false, content_seen_ = false;
   std::string name_, args_;
+  scan::ArgsReader json_;
 };
 
 }  // namespace

@@ -132,6 +132,10 @@ Value event_json(const Event& e) {
           d.set(Value::string("type"), Value::string("warning"));
           d.set(Value::string("kind"), Value::string(warning_kind_name(ev.kind)));
           d.set(Value::string("detail"), Value::string(ev.detail));
+          if (ev.cut_call) {
+            d.set(Value::string("cut_call"), idx(*ev.cut_call));
+            d.set(Value::string("cut_text"), Value::string(ev.cut_text));
+          }
         }
       },
       e);
@@ -141,6 +145,7 @@ Value event_json(const Event& e) {
 ParsedMessage collect(const std::vector<Event>& events) {
   ParsedMessage m;
   std::vector<size_t> slot;  // call index -> position in m.tool_calls
+  std::vector<bool> dropped; // positions of calls cut short
   for (const Event& e : events) {
     if (auto* c = std::get_if<ContentDelta>(&e)) m.content += c->text;
     else if (auto* r = std::get_if<ReasoningDelta>(&e)) m.reasoning_content += r->text;
@@ -152,7 +157,19 @@ ParsedMessage collect(const std::vector<Event>& events) {
       if (a->index < slot.size() && slot[a->index] != SIZE_MAX) m.tool_calls[slot[a->index]].arguments += a->fragment;
     } else if (auto* w = std::get_if<Warning>(&e)) {
       m.warnings.push_back(*w);
+      // A streamed call cut short: its source text is content, in its place in the text.
+      if (w->cut_call && *w->cut_call < slot.size() && slot[*w->cut_call] != SIZE_MAX) {
+        dropped.resize(m.tool_calls.size(), false);
+        dropped[slot[*w->cut_call]] = true;
+        m.content += w->cut_text;
+      }
     }
+  }
+  if (!dropped.empty()) {
+    std::vector<ParsedCall> kept;
+    for (size_t i = 0; i < m.tool_calls.size(); ++i)
+      if (i >= dropped.size() || !dropped[i]) kept.push_back(std::move(m.tool_calls[i]));
+    m.tool_calls = std::move(kept);
   }
   for (size_t i = 0; i < m.tool_calls.size(); ++i)
     if (m.tool_calls[i].id.empty()) m.tool_calls[i].id = make_call_id(0, i);

@@ -273,6 +273,36 @@ void ParserBase::emit_call_args(Sink& sink, std::string id, const std::string& n
   sink.on(ToolCallEnd{idx});
 }
 
+void ParserBase::open_call(Sink& sink, std::string id, const std::string& name) {
+  if (id.empty()) id = next_id();
+  if (!tool_known(opts_.tools, name)) warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
+  sink.on(ToolCallBegin{calls_++, std::move(id), name});
+  open_ = true;
+}
+
+void ParserBase::call_text(Sink& sink, std::string_view fragment) {
+  if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::string(fragment)});
+}
+
+void ParserBase::close_call(Sink& sink) {
+  sink.on(ToolCallEnd{calls_ - 1});
+  open_ = false;
+}
+
+void ParserBase::abandon_call(Sink& sink, WarningKind k, std::string detail, bool take_rest) {
+  if (take_rest) advance(in_.size() - pos_);
+  if (!open_) {
+    give_back(sink, k, std::move(detail));
+    return;
+  }
+  close_call(sink);
+  Warning w{k, std::move(detail)};
+  w.cut_call = calls_ - 1;
+  w.cut_text = std::move(raw_);
+  sink.on(std::move(w));
+  stop_recording();
+}
+
 std::optional<CallArgs> call_args(std::string_view json_text) {
   CallArgs a;
   if (fastjson::is_canonical_object(json_text)) {

@@ -102,6 +102,19 @@ class ParserBase : public StreamParser {
   void feed(std::string_view chunk, Sink& sink) final;
   void finish(Sink& sink) final;
 
+  // ---- a call streamed as it is read (design.md §3.2) ----
+  // Announces a call (an empty id is generated; an UnknownTool warning first when it is not among
+  // the tools); call_text() emits a piece of its arguments; close_call() ends it.
+  void open_call(Sink& sink, std::string id, const std::string& name);
+  void call_text(Sink& sink, std::string_view fragment);
+  void close_call(Sink& sink);
+  bool call_is_open() const { return open_; }
+  // What is being read stops being a call: an open call is closed and cut (its source text, what
+  // was recorded, goes with the warning: the whole-message result gives it as content); with no
+  // call open the recorded text is given back as content. With take_rest (at the end of the
+  // output) the bytes left undecided belong to it.
+  void abandon_call(Sink& sink, WarningKind k, std::string detail, bool take_rest = false);
+
  protected:
   // One step of the state machine: true when it consumed bytes or changed state (it is called
   // again), false when it needs more input (or, at eof, has nothing left to do).
@@ -192,6 +205,10 @@ class ParserBase : public StreamParser {
   size_t id_len_ = 0;     // 0: "call_" + 24; else that many alphanumerics
   std::string raw_;
   bool recording_ = false;
+  bool open_ = false;  // a streamed call is open (index calls_ - 1)
+
+  friend class CallReader;
+  friend class ArgsReader;
 };
 
 // ParserBase with a reasoning block: the output may start with think_open (or, with

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dialects/call_reader.hpp"
 #include "dialects/py_literal.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
@@ -30,27 +31,34 @@ class TaggedJsonParser final : public scan::ThinkParser {
         if (k < 0) return false;
         which_ = static_cast<size_t>(k);
         start_recording(opens_[which_]);
-        json_.reset();
+        reader_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);
         st_ = St::Json;
         return true;
       }
-      case St::Json: {
-        size_t n = json_.feed(rest());
-        advance(n);
-        if (json_.state() == scan::JsonScanner::State::Error) {
-          // A Python dict ({'name': …}, as small Hermes / Qwen models write) is read as a literal.
-          if (!rest().empty() && rest()[0] == '\'') {
-            st_ = St::Literal;
+      case St::Json:
+        switch (reader_.step(*this, sink)) {
+          case scan::CallReader::Status::NeedMore: return false;
+          case scan::CallReader::Status::Done: not_call_ = false; st_ = St::Close; return true;
+          case scan::CallReader::Status::Broken:
+            abandon_call(sink, WarningKind::MalformedCall, "the call after " + std::string(opens_[which_]) + " is not valid JSON");
+            st_ = St::Content;
             return true;
-          }
-          give_back(sink, WarningKind::MalformedCall, std::string(opens_[which_]) + " not followed by a JSON object");
-          st_ = St::Content;
-          return true;
+          case scan::CallReader::Status::NotACall:
+            if (reader_.json_ended()) {  // JSON, but not a call
+              not_call_ = true;
+              st_ = St::Close;
+              return true;
+            }
+            // A Python dict ({'name': …}, as small Hermes / Qwen models write) is read as a literal.
+            if (!rest().empty() && rest()[0] == '\'') {
+              st_ = St::Literal;
+              return true;
+            }
+            give_back(sink, WarningKind::MalformedCall, std::string(opens_[which_]) + " not followed by a JSON object");
+            st_ = St::Content;
+            return true;
         }
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::Close;
-        return true;
-      }
+        return false;
       case St::Close: {
         size_t len = 0;
         int m = scan::match_any(rest(), {closes_[which_]}, eof, &len);
@@ -58,7 +66,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
         if (m == 0) advance(len);
         std::string raw = raw_;
         stop_recording();
-        if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true)) {
+        if (not_call_) {
           sink.on(ContentDelta{raw});
           warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(opens_[which_]) + " is not a call");
         } else if (m != 0) {
@@ -126,7 +134,8 @@ class TaggedJsonParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::Json || st_ == St::Literal) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
+    if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a call", true);
+    if (st_ == St::Literal) give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
   }
 
  private:
@@ -134,7 +143,8 @@ class TaggedJsonParser final : public scan::ThinkParser {
   enum class St { Content, Json, Close, Literal, AfterCall } st_ = St::Content;
   std::vector<std::string_view> opens_, closes_;
   size_t which_ = 0;
-  scan::JsonScanner json_;
+  scan::CallReader reader_;
+  bool not_call_ = false;
 };
 
 }  // namespace toolchat::dialects

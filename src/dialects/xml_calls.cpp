@@ -87,7 +87,7 @@ bool XmlCallParser::read_name(const std::vector<std::string_view>& ends, std::st
 }
 
 void XmlCallParser::begin_call(Sink& sink, std::string name) {
-  stop_recording();
+  // Recording goes on: the call's source text is what a cut-short call gives back (body_end).
   if (!tool_known(opts_.tools, name))
     warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   cur_ = calls_++;
@@ -96,6 +96,7 @@ void XmlCallParser::begin_call(Sink& sink, std::string name) {
 }
 
 void XmlCallParser::end_call(Sink& sink) {
+  stop_recording();
   args_.end(sink);  // "}" and the call's end
   ++block_calls_;
 }
@@ -324,10 +325,18 @@ void XmlCallParser::body_end(Sink& sink) {
         unclosed_block(sink, "tool call block without its close tag");
       }
       return;
-    default:
-      end_call(sink);
-      warn(sink, WarningKind::TruncatedCall, "output ended inside a tool call");
+    default: {
+      // What was streamed stands, unfinished; the whole-message result gives the call's text back
+      // as content (design.md §3.2, "a call cut short").
+      advance(rest().size());
+      sink.on(ToolCallEnd{cur_});
+      Warning w{WarningKind::TruncatedCall, "output ended inside a tool call"};
+      w.cut_call = cur_;
+      w.cut_text = std::move(raw_);
+      sink.on(std::move(w));
+      stop_recording();
       st_ = St::Content;
+    }
   }
 }
 

@@ -44,18 +44,29 @@ class Policy final : public dialects::Sink {
     } else if (auto* end = std::get_if<dialects::ToolCallEnd>(&e)) {
       if (!args_seen_) out_.on(dialects::ToolArgsDelta{end->index, "{}"});  // a call always has an object
       args_seen_ = true;
+    } else if (auto* w = std::get_if<dialects::Warning>(&e)) {
+      // A call cut short (output ended inside it): its events stand, but it is not a call the
+      // answer makes (the whole answer gives its text as content: dialects::collect reads this
+      // warning).
+      if (w->cut_call) {
+        if (!names_.empty()) names_.pop_back();
+        ++cut_;
+      }
     }
     out_.on(std::move(e));  // warnings too: the client and the access log see them
   }
 
   bool stop_wanted() const { return stopped_; }
+  size_t cut_calls() const { return cut_; }
   const std::vector<std::string>& call_names() const { return names_; }
 
  private:
   dialects::Sink& out_;
   const ChatRequest& req_;
   std::vector<std::string> names_;
-  bool args_seen_ = false, stopped_ = false;
+  bool args_seen_ = false, stopped_ = false, hidden_args_ = false;
+  size_t cut_ = 0;
+  std::string hidden_;
 };
 
 bool complies(const ChatRequest& req, const std::vector<std::string>& names) {
@@ -120,7 +131,10 @@ void check_json_answer(const ChatRequest& req, const std::string& content) {
 struct Gateway::Attempt {
   GenResult gen;
   std::vector<std::string> names;
+  size_t cut_calls = 0;
   bool client_gone = false;
+  // A call cut short answers with the backend's reason (max_tokens: "length"), never "tool_calls".
+  std::string finish_reason() const { return cut_calls || names.empty() ? gen.finish_reason : "tool_calls"; }
 };
 
 Gateway::Gateway(const Config& cfg) : cfg_(cfg) {
@@ -187,6 +201,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "output", raw_output));
   if (!a.client_gone) parser->finish(parsed);
   a.names = policy.call_names();
+  a.cut_calls = policy.cut_calls();
   return a;
 }
 
@@ -204,9 +219,12 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline) {
                         /*stream_backend=*/false);
     o.usage.prompt_tokens += a.gen.prompt_tokens;
     o.usage.completion_tokens += a.gen.completion_tokens;
-    if (complies(req, a.names)) {
+    // A call the request's own max_tokens cut short is the answer asked for, not a model fault
+    // (and a retry would be cut the same way): 200 with finish_reason "length".
+    bool cut_by_limit = a.cut_calls > 0 && a.gen.finish_reason == "length";
+    if (complies(req, a.names) || cut_by_limit) {
       o.events = std::move(log.events);
-      o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
+      o.finish_reason = a.finish_reason();
       metrics_.tool_calls += a.names.size();
       account(o);
       if (req.wants_json() && o.finish_reason != "length") check_json_answer(req, dialects::collect(o.events).content);
@@ -226,8 +244,7 @@ Outcome Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::
   Attempt a = attempt(req, "", out, [&] { return !out.client_gone(); }, deadline, /*stream_backend=*/true);
   Outcome o;
   o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens};
-  if (a.client_gone || out.client_gone()) return o;
-  o.finish_reason = !a.names.empty() ? "tool_calls" : a.gen.finish_reason;
+  o.finish_reason = a.finish_reason();
   metrics_.tool_calls += a.names.size();
   account(o);
   out.finish(o.finish_reason, req.include_usage ? &o.usage : nullptr);
