@@ -321,103 +321,81 @@ Flow Interp::exec(const Stmt* s) {
         exec_set_target(n->target, eval(n->value));
         return Flow::Normal;
       }
-      default: break;
+      default: return exec_cold(s);
     }
   } catch (Error& e) {
     e.set_position(s->pos, t_.source);
     throw;
   }
-  return exec_cold(s);
 }
 
-// The less common statements, apart so that exec stays small.
+// The less common statements, apart so that exec stays small. Each kind is executed in exactly
+// one of the two; exec places their errors.
 Flow Interp::exec_cold(const Stmt* s) {
-  try {
-    switch (s->kind) {
-      case SK::Text: write(static_cast<const TextStmt*>(s)->text); return Flow::Normal;
-      case SK::Print: {
-        const Expr* e = static_cast<const PrintStmt*>(s)->expr;
-        if (!write_concat(e)) write_value(eval(e));
-        return Flow::Normal;
-      }
-      case SK::If: {
-        auto* n = static_cast<const IfStmt*>(s);
-        for (const auto& [test, body] : n->branches)
-          if (truthy(eval(test))) return exec_body(body);
-        return exec_body(n->else_body);
-      }
-      case SK::For: return exec_for(static_cast<const ForStmt*>(s));
-      case SK::Set: {
-        auto* n = static_cast<const SetStmt*>(s);
-        exec_set_target(n->target, eval(n->value));
-        return Flow::Normal;
-      }
-      case SK::SetBlock: {
-        // Set and filter blocks render inline in Jinja2: break/continue inside them act on the
-        // enclosing loop and abandon the block.
-        auto* n = static_cast<const SetBlockStmt*>(s);
-        Flow fl = Flow::Normal;
-        Value body = Value::string(capture(n->body, &fl));
-        if (fl != Flow::Normal) return fl;
-        if (n->filter) body = eval_filter(n->filter, &body);
-        exec_set_target(n->target, body);
-        return Flow::Normal;
-      }
-      case SK::FilterBlock: {
-        auto* n = static_cast<const FilterBlockStmt*>(s);
-        Flow fl = Flow::Normal;
-        Value body = Value::string(capture(n->body, &fl));
-        if (fl != Flow::Normal) return fl;
-        write_value(eval_filter(n->filter, &body));
-        return Flow::Normal;
-      }
-      case SK::Macro: {
-        auto* n = static_cast<const MacroStmt*>(s);
-        assign(n->sym, make_macro(&n->def));
-        return Flow::Normal;
-      }
-      case SK::CallBlock: {
-        auto* n = static_cast<const CallBlockStmt*>(s);
-        Value caller = make_macro(&n->def);
-        const CallExpr* c = n->call;
-        Value callee = eval(c->callee);
-        CallArgs args;
-        eval_args(c->a, args);
-        args.kw.emplace_back("caller", caller);
-        write_value(call(callee, args));
-        return Flow::Normal;
-      }
-      case SK::With: {
-        auto* n = static_cast<const WithStmt*>(s);
-        std::vector<Value> vals;
-        for (const auto& a : n->assigns) vals.push_back(eval(a.second));
-        FrameRef scope = FrameRef::make(cur_);
-        SwapIn<Frame> in_scope(cur_, scope.get());
-        for (size_t i = 0; i < vals.size(); ++i) exec_set_target(n->assigns[i].first, vals[i]);
-        return exec_body(n->body);
-      }
-      case SK::Break: return Flow::Break;
-      case SK::Continue: return Flow::Continue;
-      case SK::Generation: {
-        auto* n = static_cast<const BodyStmt*>(s);
-        size_t start = top_code_points();
-        std::string body = capture(n->body);
-        size_t len = count_code_points(body.data(), body.size());
-        spans_.emplace_back(start, start + len);
-        write(body);
-        return Flow::Normal;
-      }
-      case SK::Block: {
-        // A block renders as its own function: it sees template-level names only.
-        auto* n = static_cast<const BodyStmt*>(s);
-        return exec_in_scope(n->body, n->scoped ? cur_ : root_.get());
-      }
-      case SK::Unsupported:
-        throw Error(ErrorKind::TypeError, "no loader for this environment specified");
+  switch (s->kind) {
+    case SK::SetBlock: {
+      // Set and filter blocks render inline in Jinja2: break/continue inside them act on the
+      // enclosing loop and abandon the block.
+      auto* n = static_cast<const SetBlockStmt*>(s);
+      Flow fl = Flow::Normal;
+      Value body = Value::string(capture(n->body, &fl));
+      if (fl != Flow::Normal) return fl;
+      if (n->filter) body = eval_filter(n->filter, &body);
+      exec_set_target(n->target, body);
+      return Flow::Normal;
     }
-  } catch (Error& e) {
-    e.set_position(s->pos, t_.source);
-    throw;
+    case SK::FilterBlock: {
+      auto* n = static_cast<const FilterBlockStmt*>(s);
+      Flow fl = Flow::Normal;
+      Value body = Value::string(capture(n->body, &fl));
+      if (fl != Flow::Normal) return fl;
+      write_value(eval_filter(n->filter, &body));
+      return Flow::Normal;
+    }
+    case SK::Macro: {
+      auto* n = static_cast<const MacroStmt*>(s);
+      assign(n->sym, make_macro(&n->def));
+      return Flow::Normal;
+    }
+    case SK::CallBlock: {
+      auto* n = static_cast<const CallBlockStmt*>(s);
+      Value caller = make_macro(&n->def);
+      const CallExpr* c = n->call;
+      Value callee = eval(c->callee);
+      CallArgs args;
+      eval_args(c->a, args);
+      args.kw.emplace_back("caller", caller);
+      write_value(call(callee, args));
+      return Flow::Normal;
+    }
+    case SK::With: {
+      auto* n = static_cast<const WithStmt*>(s);
+      std::vector<Value> vals;
+      for (const auto& a : n->assigns) vals.push_back(eval(a.second));
+      FrameRef scope = FrameRef::make(cur_);
+      SwapIn<Frame> in_scope(cur_, scope.get());
+      for (size_t i = 0; i < vals.size(); ++i) exec_set_target(n->assigns[i].first, vals[i]);
+      return exec_body(n->body);
+    }
+    case SK::Break: return Flow::Break;
+    case SK::Continue: return Flow::Continue;
+    case SK::Generation: {
+      auto* n = static_cast<const BodyStmt*>(s);
+      size_t start = top_code_points();
+      std::string body = capture(n->body);
+      size_t len = count_code_points(body.data(), body.size());
+      spans_.emplace_back(start, start + len);
+      write(body);
+      return Flow::Normal;
+    }
+    case SK::Block: {
+      // A block renders as its own function: it sees template-level names only.
+      auto* n = static_cast<const BodyStmt*>(s);
+      return exec_in_scope(n->body, n->scoped ? cur_ : root_.get());
+    }
+    case SK::Unsupported:
+      throw Error(ErrorKind::TypeError, "no loader for this environment specified");
+    default: break;  // the kinds exec runs
   }
   return Flow::Normal;
 }
