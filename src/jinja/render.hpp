@@ -291,7 +291,4 @@ class Interp final : public Renderer {
   Value loop_attr(LoopObj& loop, std::string_view name);
 };
 
-// The Python-level error message of a failed ordering comparison ("'<' not supported ...").
-[[noreturn]] void order_error(const char* op, const Value& a, const Value& b);
-
 }  // namespace toolchat::jinja

@@ -7,22 +7,7 @@
 
 namespace toolchat::jinja {
 
-void order_error(const char* op, const Value& a, const Value& b) {
-  throw Error(ErrorKind::TypeError, std::string("'") + op + "' not supported between instances of '" +
-                                        type_name(a) + "' and '" + type_name(b) + "'");
-}
-
 namespace {
-
-bool orderable(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) return true;
-  if (a.is_str() && b.is_str()) return true;
-  if (a.is_list() && b.is_list()) {
-    ListKind ka = a.list_obj().lkind, kb = b.list_obj().lkind;
-    return ka == kb && (ka == ListKind::List || ka == ListKind::Tuple);
-  }
-  return false;
-}
 
 bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
@@ -30,19 +15,12 @@ bool compare_op(CmpOp op, const Value& a, const Value& b) {
     case CmpOp::Ne: return !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
-    default: break;
+    case CmpOp::Lt: return py_order(Order::Lt, a, b);
+    case CmpOp::LtEq: return py_order(Order::Le, a, b);
+    case CmpOp::Gt: return py_order(Order::Gt, a, b);
+    case CmpOp::GtEq: return py_order(Order::Ge, a, b);
   }
-  if (a.is_undefined()) raise_undefined(a);
-  if (b.is_undefined()) raise_undefined(b);
-  static const char* names[] = {"==", "!=", "<", "<=", ">", ">="};
-  if (!orderable(a, b)) order_error(names[static_cast<int>(op)], a, b);
-  switch (op) {
-    case CmpOp::Lt: return py_less(a, b);
-    case CmpOp::LtEq: return !py_less(b, a);
-    case CmpOp::Gt: return py_less(b, a);
-    case CmpOp::GtEq: return !py_less(a, b);
-    default: return false;
-  }
+  return false;
 }
 
 // Steps a comparison may take: `in` scans its container (string bytes, list items), the
@@ -210,9 +188,7 @@ Value Interp::eval_cold(const Expr* e) {
       Value out = Value::dict();
       for (const auto& [k, v] : d->items) {
         Value key = eval(k);
-        if (key.is_list() && key.list_obj().lkind != ListKind::Tuple)
-          throw Error(ErrorKind::TypeError, std::string("unhashable type: '") + type_name(key) + "'");
-        if (key.is_dict()) throw Error(ErrorKind::TypeError, "unhashable type: 'dict'");
+        check_hashable(key);
         out.dict_obj().set(std::move(key), eval(v));
       }
       return out;
