@@ -204,8 +204,17 @@ struct DictObj final : Obj {
 size_t py_hash(const Value& v);          // consistent with py_equal for hashable values
 bool truthy(const Value& v);             // raises nothing: Undefined is falsy
 bool py_equal(const Value& a, const Value& b);
-// a < b (and friends) with Python's rules; TypeError for unorderable pairs.
-bool py_less(const Value& a, const Value& b);
+// The ordering operators of Python's rich comparison.
+enum class Order : uint8_t { Lt, Le, Gt, Ge };
+// a OP b with Python's rules (exact between ints and floats, a NaN unordered, sequences by
+// their first unequal item then by length); TypeError "'<=' not supported between instances
+// of ..." for unorderable pairs, an Undefined operand raises its own error.
+bool py_order(Order op, const Value& a, const Value& b);
+bool py_less(const Value& a, const Value& b);  // py_order(Order::Lt, a, b)
+// hash(v) would succeed: not a dict or list, nor a tuple holding one (ranges hash).
+bool py_hashable(const Value& v);
+// TypeError "unhashable type: 'list'" (the innermost offending type, as CPython names it).
+void check_hashable(const Value& v);
 int py_compare(const Value& a, const Value& b);  // -1/0/1 via py_less/py_equal (sorting)
 // Exact comparison of two numbers (is_number(): int, big int, float, bool) as Python does it,
 // never through a lossy double: -1, 0, 1, or 2 when unordered (a NaN).

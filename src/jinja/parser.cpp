@@ -153,7 +153,7 @@ class Parser {
         advance();
       } else if (t.type == Tok::VarBegin) {
         advance();
-        Expr* e = parse_tuple(false, true, nullptr, false, false);
+        Expr* e = parse_tuple({});
         body.push_back(arena_.stmt<PrintStmt>(e->pos, e));
         expect(Tok::VarEnd);
       } else if (t.type == Tok::BlockBegin) {
@@ -245,9 +245,9 @@ class Parser {
 
   Stmt* parse_for() {
     uint32_t pos = advance().pos;
-    Expr* target = parse_assign_target(true, false, "in", false);
+    Expr* target = parse_assign_target({.extra_end = "in"});
     expect_name("in");
-    Expr* iter = parse_tuple(false, false, "recursive", false, false);
+    Expr* iter = parse_tuple({.with_condexpr = false, .extra_end = "recursive"});
     auto* f = arena_.stmt<ForStmt>(pos, target, iter);
     if (skip_name("if")) f->filter = parse_expression(true);
     f->recursive = skip_name("recursive");
@@ -259,7 +259,7 @@ class Parser {
   Stmt* parse_if() {
     auto* s = arena_.stmt<IfStmt>(advance().pos);
     while (true) {
-      Expr* test = parse_tuple(false, false, nullptr, false, false);
+      Expr* test = parse_tuple({.with_condexpr = false});
       Body body = parse_statements({"elif", "else", "endif"}, false);
       s->branches.emplace_back(test, std::move(body));
       const Token& t = advance();
@@ -272,8 +272,8 @@ class Parser {
 
   Stmt* parse_set() {
     uint32_t pos = advance().pos;
-    Expr* target = parse_assign_target(true, false, nullptr, true);
-    if (skip_if(Tok::Assign)) return arena_.stmt<SetStmt>(pos, target, parse_tuple(false, true, nullptr, false, false));
+    Expr* target = parse_assign_target({.with_ns = true});
+    if (skip_if(Tok::Assign)) return arena_.stmt<SetStmt>(pos, target, parse_tuple({}));
     auto* s = arena_.stmt<SetBlockStmt>(pos, target);
     s->filter = parse_filter(nullptr, false);
     s->body = parse_statements({"endset"}, true);
@@ -340,7 +340,7 @@ class Parser {
     auto* w = arena_.stmt<WithStmt>(advance().pos);
     while (!is(Tok::BlockEnd)) {
       if (!w->assigns.empty()) expect(Tok::Comma);
-      Expr* target = parse_assign_target(true, false, nullptr, false);
+      Expr* target = parse_assign_target({});
       expect(Tok::Assign);
       w->assigns.emplace_back(target, parse_expression(true));
     }
@@ -359,16 +359,13 @@ class Parser {
     }
   }
 
-  Expr* parse_assign_target(bool with_tuple, bool name_only, const char* extra_end, bool with_ns) {
-    Expr* target;
-    if (name_only) {
-      const Token& t = expect(Tok::Name);
-      target = arena_.expr<NameExpr>(t.pos, syms_.intern(std::string(t.text)), std::string(t.text));
-    } else if (with_tuple) {
-      target = parse_tuple(true, true, extra_end, false, with_ns);
-    } else {
-      target = parse_primary(with_ns);
-    }
+  // Where an assignment target (`for x, y in`, `set ns.a =`) ends and what it may name.
+  struct TargetOptions {
+    const char* extra_end = nullptr;  // a name that also ends the target ("in")
+    bool with_ns = false;             // `ns.attr` is a target
+  };
+  Expr* parse_assign_target(TargetOptions o) {
+    Expr* target = parse_tuple({.simplified = true, .extra_end = o.extra_end, .with_ns = o.with_ns});
     if (!can_assign(target)) {
       const char* what = target->kind == EK::Const ? "const" : target->kind == EK::Tuple ? "tuple"
                        : target->kind == EK::List ? "list" : target->kind == EK::Dict ? "dict" : "expression";
@@ -566,7 +563,7 @@ class Parser {
     }
     if (t.type == Tok::LParen) {
       advance();
-      Expr* e = parse_tuple(false, true, nullptr, true, false);
+      Expr* e = parse_tuple({.explicit_parens = true});
       expect(Tok::RParen);
       return e;
     }
@@ -580,22 +577,30 @@ class Parser {
     return extra && is_name(extra);
   }
 
-  Expr* parse_tuple(bool simplified, bool with_condexpr, const char* extra_end, bool explicit_parens, bool with_ns) {
+  // Jinja2's parse_tuple: one expression, or a tuple of them when commas follow.
+  struct TupleOptions {
+    bool simplified = false;          // primaries only (assignment targets)
+    bool with_condexpr = true;        // `a if b else c` allowed
+    const char* extra_end = nullptr;  // a name that also ends the tuple ("in", "recursive")
+    bool explicit_parens = false;     // inside ( ): `()` is the empty tuple
+    bool with_ns = false;             // `ns.attr` allowed (assignment targets)
+  };
+  Expr* parse_tuple(TupleOptions o) {
     DepthGuard g(*this);
     uint32_t pos = cur().pos;
     std::vector<Expr*> args;
     bool is_tuple = false;
     while (true) {
       if (!args.empty()) expect(Tok::Comma);
-      if (is_tuple_end(extra_end)) break;
-      args.push_back(simplified ? parse_primary(with_ns) : parse_expression(with_condexpr));
+      if (is_tuple_end(o.extra_end)) break;
+      args.push_back(o.simplified ? parse_primary(o.with_ns) : parse_expression(o.with_condexpr));
       if (is(Tok::Comma)) is_tuple = true;
       else break;
       pos = cur().pos;
     }
     if (!is_tuple) {
       if (!args.empty()) return args[0];
-      if (!explicit_parens) fail("Expected an expression, got " + quote(describe_token(cur())));
+      if (!o.explicit_parens) fail("Expected an expression, got " + quote(describe_token(cur())));
     }
     auto* tup = arena_.expr<SeqExpr>(EK::Tuple, args.empty() ? pos : args[0]->pos);
     tup->items = std::move(args);

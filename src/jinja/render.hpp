@@ -150,6 +150,22 @@ struct BlockRefObj final : Obj {
 
 enum class Flow : uint8_t { Normal, Break, Continue };
 
+// Points an interpreter slot (the current scope, the output buffer) somewhere else for the
+// length of a C++ scope and puts it back when the scope ends, by return or by exception.
+template <class T>
+class SwapIn {
+ public:
+  SwapIn(T*& slot, T* value) : slot_(slot), saved_(slot) { slot_ = value; }
+  ~SwapIn() { slot_ = saved_; }
+  SwapIn(const SwapIn&) = delete;
+  SwapIn& operator=(const SwapIn&) = delete;
+  T* saved() const { return saved_; }
+
+ private:
+  T*& slot_;
+  T* saved_;
+};
+
 class Interp final : public Renderer {
  public:
   Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts);
@@ -200,6 +216,18 @@ class Interp final : public Renderer {
   std::vector<FrameRef> retained_;
   std::vector<Value> mutables_;
   Value make_macro(const MacroDef* def);
+  // One macro or loop() call deeper for the guard's life: RecursionError past max_call_depth,
+  // and the call's steps charged before it runs.
+  class CallDepth {
+   public:
+    CallDepth(Interp& in, uint64_t steps);
+    ~CallDepth() { --in_.depth_; }
+    CallDepth(const CallDepth&) = delete;
+    CallDepth& operator=(const CallDepth&) = delete;
+
+   private:
+    Interp& in_;
+  };
 
   // statements (render_stmt.cpp)
   Flow exec_body(const Body& b);
@@ -262,8 +290,5 @@ class Interp final : public Renderer {
   Value call_loop(LoopObj& loop, CallArgs& args);
   Value loop_attr(LoopObj& loop, std::string_view name);
 };
-
-// The Python-level error message of a failed ordering comparison ("'<' not supported ...").
-[[noreturn]] void order_error(const char* op, const Value& a, const Value& b);
 
 }  // namespace toolchat::jinja

@@ -169,8 +169,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
   switch (obj.type()) {
     case Type::Undefined: raise_undefined(obj);
     case Type::Dict: {
-      bool hashable = !(key.is_dict() || (key.is_list() && key.list_obj().lkind != ListKind::Tuple));
-      if (hashable) {
+      if (py_hashable(key)) {
         if (const Value* v = obj.dict_obj().find(key)) return *v;
       }
       break;

@@ -7,22 +7,7 @@
 
 namespace toolchat::jinja {
 
-void order_error(const char* op, const Value& a, const Value& b) {
-  throw Error(ErrorKind::TypeError, std::string("'") + op + "' not supported between instances of '" +
-                                        type_name(a) + "' and '" + type_name(b) + "'");
-}
-
 namespace {
-
-bool orderable(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) return true;
-  if (a.is_str() && b.is_str()) return true;
-  if (a.is_list() && b.is_list()) {
-    ListKind ka = a.list_obj().lkind, kb = b.list_obj().lkind;
-    return ka == kb && (ka == ListKind::List || ka == ListKind::Tuple);
-  }
-  return false;
-}
 
 bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
@@ -30,19 +15,12 @@ bool compare_op(CmpOp op, const Value& a, const Value& b) {
     case CmpOp::Ne: return !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
-    default: break;
+    case CmpOp::Lt: return py_order(Order::Lt, a, b);
+    case CmpOp::LtEq: return py_order(Order::Le, a, b);
+    case CmpOp::Gt: return py_order(Order::Gt, a, b);
+    case CmpOp::GtEq: return py_order(Order::Ge, a, b);
   }
-  if (a.is_undefined()) raise_undefined(a);
-  if (b.is_undefined()) raise_undefined(b);
-  static const char* names[] = {"==", "!=", "<", "<=", ">", ">="};
-  if (!orderable(a, b)) order_error(names[static_cast<int>(op)], a, b);
-  switch (op) {
-    case CmpOp::Lt: return py_less(a, b);
-    case CmpOp::LtEq: return !py_less(b, a);
-    case CmpOp::Gt: return py_less(b, a);
-    case CmpOp::GtEq: return !py_less(a, b);
-    default: return false;
-  }
+  return false;
 }
 
 // Steps a comparison may take: `in` scans its container (string bytes, list items), the
@@ -178,7 +156,13 @@ Value Interp::eval_inner(const Expr* e) {
       auto* c = static_cast<const CondExpr*>(e);
       if (truthy(eval(c->test))) return eval(c->then);
       if (c->otherwise) return eval(c->otherwise);
-      return eval_cold(e);
+      if (!c->missing.obj()) {
+        auto* u = new UndefinedObj();
+        u->hint = "the inline if-expression on line " + std::to_string(c->line) +
+                  " evaluated to false and no else section was defined.";
+        c->missing = Value(u);
+      }
+      return c->missing;
     }
     case EK::Call: return eval_call(static_cast<const CallExpr*>(e));
     case EK::Filter: return eval_filter(static_cast<const FilterExpr*>(e), nullptr);
@@ -187,11 +171,10 @@ Value Interp::eval_inner(const Expr* e) {
   }
 }
 
-// Less common expression kinds, apart so that eval_inner stays small.
+// The less common expression kinds, apart so that eval_inner stays small. Each kind is
+// evaluated in exactly one of the two.
 Value Interp::eval_cold(const Expr* e) {
   switch (e->kind) {
-    case EK::Const: return static_cast<const ConstExpr*>(e)->value;
-    case EK::Name: return lookup(static_cast<const NameExpr*>(e));
     case EK::List:
     case EK::Tuple: {
       auto* s = static_cast<const SeqExpr*>(e);
@@ -205,36 +188,12 @@ Value Interp::eval_cold(const Expr* e) {
       Value out = Value::dict();
       for (const auto& [k, v] : d->items) {
         Value key = eval(k);
-        if (key.is_list() && key.list_obj().lkind != ListKind::Tuple)
-          throw Error(ErrorKind::TypeError, std::string("unhashable type: '") + type_name(key) + "'");
-        if (key.is_dict()) throw Error(ErrorKind::TypeError, "unhashable type: 'dict'");
+        check_hashable(key);
         out.dict_obj().set(std::move(key), eval(v));
       }
       return out;
     }
-    case EK::Getattr: {
-      auto* g = static_cast<const GetattrExpr*>(e);
-      Value obj = eval(g->obj);
-      if (g->dict_item_only && obj.is_dict()) {
-        if (const Value* v = obj.dict_obj().find(std::string_view(g->attr))) return *v;
-        return g->dict_missing;
-      }
-      return getattr(obj, g->attr);
-    }
-    case EK::Getitem: {
-      auto* g = static_cast<const GetitemExpr*>(e);
-      Value obj = eval(g->obj);
-      if (g->dict_missing.obj()) {
-        const Value& key = static_cast<const ConstExpr*>(g->index)->value;
-        if (!obj.is_dict()) return getitem(obj, key);
-        if (const Value* v = obj.dict_obj().find(std::string_view(key.str()))) return *v;
-        return g->dict_missing;
-      }
-      if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
-      return getitem(obj, eval(g->index));
-    }
     case EK::Slice: throw Error(ErrorKind::TypeError, "slice outside of subscript");
-    case EK::Not: return Value::boolean(!truthy(eval(static_cast<const UnaryExpr*>(e)->operand)));
     case EK::Neg: return py_neg(eval(static_cast<const UnaryExpr*>(e)->operand));
     case EK::Pos: return py_pos(eval(static_cast<const UnaryExpr*>(e)->operand));
     case EK::Binary: {
@@ -281,16 +240,6 @@ Value Interp::eval_cold(const Expr* e) {
       }
       return Value();
     }
-    case EK::And: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      Value l = eval(b->left);
-      return truthy(l) ? eval(b->right) : l;
-    }
-    case EK::Or: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      Value l = eval(b->left);
-      return truthy(l) ? l : eval(b->right);
-    }
     case EK::Concat: {
       auto* c = static_cast<const SeqExpr*>(e);
       std::string out;
@@ -304,25 +253,12 @@ Value Interp::eval_cold(const Expr* e) {
       charge_bytes(out.size());
       return Value::string(std::move(out));
     }
-    case EK::Compare: return eval_compare(static_cast<const CompareExpr*>(e));
-    case EK::Cond: {
-      auto* c = static_cast<const CondExpr*>(e);
-      if (!c->missing.obj()) {
-        auto* u = new UndefinedObj();
-        u->hint = "the inline if-expression on line " + std::to_string(c->line) +
-                  " evaluated to false and no else section was defined.";
-        c->missing = Value(u);
-      }
-      return c->missing;
-    }
-    case EK::Call: return eval_call(static_cast<const CallExpr*>(e));
-    case EK::Filter: return eval_filter(static_cast<const FilterExpr*>(e), nullptr);
-    case EK::Test: return Value::boolean(eval_test(static_cast<const TestExpr*>(e)));
     case EK::NSRef: throw Error(ErrorKind::TemplateSyntaxError, "namespace reference outside assignment");
     case EK::Raise: {
       auto* r = static_cast<const RaiseExpr*>(e);
       throw Error(r->error, r->message);
     }
+    default: break;  // the kinds eval_inner evaluates
   }
   return Value();
 }

@@ -220,47 +220,34 @@ size_t Interp::top_code_points() {
   return cp_count_;
 }
 
+Interp::CallDepth::CallDepth(Interp& in, uint64_t steps) : in_(in) {
+  if (in.depth_ + 1 > in.limits_.max_call_depth) throw Error(ErrorKind::RecursionError, "maximum recursion depth exceeded");
+  in.charge(steps);
+  ++in.depth_;
+}
+
 Flow Interp::exec_in_scope(const Body& b, Frame* parent) {
   FrameRef scope = FrameRef::make(parent);
-  Frame* saved = cur_;
-  cur_ = scope.get();
-  Flow f;
-  try {
-    f = exec_body(b);
-  } catch (...) {
-    cur_ = saved;
-    throw;
-  }
-  cur_ = saved;
-  return f;
+  SwapIn<Frame> in_scope(cur_, scope.get());
+  return exec_body(b);
 }
 
 Value Interp::render_block(const BodyStmt* block) {
   std::string text;
-  std::string* saved = out_;
-  out_ = &text;
-  try {
+  {
+    SwapIn<std::string> into_text(out_, &text);
     exec_in_scope(block->body, root_.get());
-  } catch (...) {
-    out_ = saved;
-    throw;
   }
-  out_ = saved;
   return Value::string(std::move(text));
 }
 
 std::string Interp::capture(const Body& b, Flow* flow) {
   std::string buf;
-  std::string* saved = out_;
-  out_ = &buf;
   Flow f;
-  try {
+  {
+    SwapIn<std::string> into_buf(out_, &buf);
     f = exec_body(b);
-  } catch (...) {
-    out_ = saved;
-    throw;
   }
-  out_ = saved;
   if (flow) *flow = f;
   return buf;
 }
@@ -334,112 +321,81 @@ Flow Interp::exec(const Stmt* s) {
         exec_set_target(n->target, eval(n->value));
         return Flow::Normal;
       }
-      default: break;
+      default: return exec_cold(s);
     }
   } catch (Error& e) {
     e.set_position(s->pos, t_.source);
     throw;
   }
-  return exec_cold(s);
 }
 
-// The less common statements, apart so that exec stays small.
+// The less common statements, apart so that exec stays small. Each kind is executed in exactly
+// one of the two; exec places their errors.
 Flow Interp::exec_cold(const Stmt* s) {
-  try {
-    switch (s->kind) {
-      case SK::Text: write(static_cast<const TextStmt*>(s)->text); return Flow::Normal;
-      case SK::Print: {
-        const Expr* e = static_cast<const PrintStmt*>(s)->expr;
-        if (!write_concat(e)) write_value(eval(e));
-        return Flow::Normal;
-      }
-      case SK::If: {
-        auto* n = static_cast<const IfStmt*>(s);
-        for (const auto& [test, body] : n->branches)
-          if (truthy(eval(test))) return exec_body(body);
-        return exec_body(n->else_body);
-      }
-      case SK::For: return exec_for(static_cast<const ForStmt*>(s));
-      case SK::Set: {
-        auto* n = static_cast<const SetStmt*>(s);
-        exec_set_target(n->target, eval(n->value));
-        return Flow::Normal;
-      }
-      case SK::SetBlock: {
-        // Set and filter blocks render inline in Jinja2: break/continue inside them act on the
-        // enclosing loop and abandon the block.
-        auto* n = static_cast<const SetBlockStmt*>(s);
-        Flow fl = Flow::Normal;
-        Value body = Value::string(capture(n->body, &fl));
-        if (fl != Flow::Normal) return fl;
-        if (n->filter) body = eval_filter(n->filter, &body);
-        exec_set_target(n->target, body);
-        return Flow::Normal;
-      }
-      case SK::FilterBlock: {
-        auto* n = static_cast<const FilterBlockStmt*>(s);
-        Flow fl = Flow::Normal;
-        Value body = Value::string(capture(n->body, &fl));
-        if (fl != Flow::Normal) return fl;
-        write_value(eval_filter(n->filter, &body));
-        return Flow::Normal;
-      }
-      case SK::Macro: {
-        auto* n = static_cast<const MacroStmt*>(s);
-        assign(n->sym, make_macro(&n->def));
-        return Flow::Normal;
-      }
-      case SK::CallBlock: {
-        auto* n = static_cast<const CallBlockStmt*>(s);
-        Value caller = make_macro(&n->def);
-        const CallExpr* c = n->call;
-        Value callee = eval(c->callee);
-        CallArgs args;
-        eval_args(c->a, args);
-        args.kw.emplace_back("caller", caller);
-        write_value(call(callee, args));
-        return Flow::Normal;
-      }
-      case SK::With: {
-        auto* n = static_cast<const WithStmt*>(s);
-        std::vector<Value> vals;
-        for (const auto& a : n->assigns) vals.push_back(eval(a.second));
-        FrameRef scope = FrameRef::make(cur_);
-        Frame* saved = cur_;
-        cur_ = scope.get();
-        Flow f;
-        try {
-          for (size_t i = 0; i < vals.size(); ++i) exec_set_target(n->assigns[i].first, vals[i]);
-          f = exec_body(n->body);
-        } catch (...) {
-          cur_ = saved;
-          throw;
-        }
-        cur_ = saved;
-        return f;
-      }
-      case SK::Break: return Flow::Break;
-      case SK::Continue: return Flow::Continue;
-      case SK::Generation: {
-        auto* n = static_cast<const BodyStmt*>(s);
-        size_t start = top_code_points();
-        std::string body = capture(n->body);
-        size_t len = count_code_points(body.data(), body.size());
-        spans_.emplace_back(start, start + len);
-        write(body);
-        return Flow::Normal;
-      }
-      case SK::Block: {
-        // A block renders as its own function: it sees template-level names only.
-        auto* n = static_cast<const BodyStmt*>(s);
-        return exec_in_scope(n->body, n->scoped ? cur_ : root_.get());
-      }
-      case SK::Unsupported:
-        throw Error(ErrorKind::TypeError, "no loader for this environment specified");
+  switch (s->kind) {
+    case SK::SetBlock: {
+      // Set and filter blocks render inline in Jinja2: break/continue inside them act on the
+      // enclosing loop and abandon the block.
+      auto* n = static_cast<const SetBlockStmt*>(s);
+      Flow fl = Flow::Normal;
+      Value body = Value::string(capture(n->body, &fl));
+      if (fl != Flow::Normal) return fl;
+      if (n->filter) body = eval_filter(n->filter, &body);
+      exec_set_target(n->target, body);
+      return Flow::Normal;
     }
-  } catch (Error& e) {
-    e.set_position(s->pos, t_.source);
-    throw;
+    case SK::FilterBlock: {
+      auto* n = static_cast<const FilterBlockStmt*>(s);
+      Flow fl = Flow::Normal;
+      Value body = Value::string(capture(n->body, &fl));
+      if (fl != Flow::Normal) return fl;
+      write_value(eval_filter(n->filter, &body));
+      return Flow::Normal;
+    }
+    case SK::Macro: {
+      auto* n = static_cast<const MacroStmt*>(s);
+      assign(n->sym, make_macro(&n->def));
+      return Flow::Normal;
+    }
+    case SK::CallBlock: {
+      auto* n = static_cast<const CallBlockStmt*>(s);
+      Value caller = make_macro(&n->def);
+      const CallExpr* c = n->call;
+      Value callee = eval(c->callee);
+      CallArgs args;
+      eval_args(c->a, args);
+      args.kw.emplace_back("caller", caller);
+      write_value(call(callee, args));
+      return Flow::Normal;
+    }
+    case SK::With: {
+      auto* n = static_cast<const WithStmt*>(s);
+      std::vector<Value> vals;
+      for (const auto& a : n->assigns) vals.push_back(eval(a.second));
+      FrameRef scope = FrameRef::make(cur_);
+      SwapIn<Frame> in_scope(cur_, scope.get());
+      for (size_t i = 0; i < vals.size(); ++i) exec_set_target(n->assigns[i].first, vals[i]);
+      return exec_body(n->body);
+    }
+    case SK::Break: return Flow::Break;
+    case SK::Continue: return Flow::Continue;
+    case SK::Generation: {
+      auto* n = static_cast<const BodyStmt*>(s);
+      size_t start = top_code_points();
+      std::string body = capture(n->body);
+      size_t len = count_code_points(body.data(), body.size());
+      spans_.emplace_back(start, start + len);
+      write(body);
+      return Flow::Normal;
+    }
+    case SK::Block: {
+      // A block renders as its own function: it sees template-level names only.
+      auto* n = static_cast<const BodyStmt*>(s);
+      return exec_in_scope(n->body, n->scoped ? cur_ : root_.get());
+    }
+    case SK::Unsupported:
+      throw Error(ErrorKind::TypeError, "no loader for this environment specified");
+    default: break;  // the kinds exec runs
   }
   return Flow::Normal;
 }
@@ -450,16 +406,11 @@ Flow Interp::exec_for(const ForStmt* f) {
   // Jinja2 renders a recursive loop as a function whose output arrives as one block,
   // which is what {% generation %} offsets inside it are measured against.
   std::string buf;
-  std::string* saved = out_;
-  out_ = &buf;
   Flow fl;
-  try {
+  {
+    SwapIn<std::string> into_buf(out_, &buf);
     fl = run_loop(f, iterable, 0, true, nullptr);
-  } catch (...) {
-    out_ = saved;
-    throw;
   }
-  out_ = saved;
   write(buf);
   return fl;
 }
@@ -484,36 +435,21 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
   if (f->filter) {
     std::vector<Value> kept;
     FrameRef probe = FrameRef::make(saved);
-    cur_ = probe.get();
-    try {
-      for (auto& it : items) {
-        charge(1);
-        cur_->vars.clear();
-        exec_set_target(f->target, it);
-        // Jinja2's filter generator yields the unpacked target again: a tuple for `a, b`.
-        if (truthy(eval(f->filter))) kept.push_back(f->target->kind == EK::Tuple ? packed_target(f->target) : it);
-      }
-    } catch (...) {
-      cur_ = saved;
-      throw;
+    SwapIn<Frame> in_probe(cur_, probe.get());
+    for (auto& it : items) {
+      charge(1);
+      cur_->vars.clear();
+      exec_set_target(f->target, it);
+      // Jinja2's filter generator yields the unpacked target again: a tuple for `a, b`.
+      if (truthy(eval(f->filter))) kept.push_back(f->target->kind == EK::Tuple ? packed_target(f->target) : it);
     }
-    cur_ = saved;
     items = std::move(kept);
   }
   // `else` belongs to each (recursive) call of the loop: Jinja2 writes it into loop()'s body.
   auto run_else = [&]() {
     if (top || f->else_body.empty()) return top ? exec_body(f->else_body) : Flow::Normal;
-    std::string* saved_out = out_;
-    out_ = cap;
-    Flow fl;
-    try {
-      fl = exec_body(f->else_body);
-    } catch (...) {
-      out_ = saved_out;
-      throw;
-    }
-    out_ = saved_out;
-    return fl;
+    SwapIn<std::string> into_cap(out_, cap);
+    return exec_body(f->else_body);
   };
   if (shared ? iterable.items().empty() : items.empty()) return run_else();
   bool completed = false;  // Jinja2 runs `else` unless some iteration reached the end of its body
@@ -524,9 +460,9 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
   loop->frame = FrameRef(saved);
   loop->items = shared ? iterable : list_of(std::move(items));
   int loop_sym = t_.loop_sym;
-  std::string* saved_out = out_;
-  if (cap) out_ = cap;
-  try {
+  {
+    SwapIn<std::string> into_cap(out_, cap ? cap : out_);
+    SwapIn<Frame> in_scope(cur_, saved);
     const auto& seq = loop->items.items();
     for (size_t i = 0; i < seq.size(); ++i) {
       charge(1 + f->weight);
@@ -540,13 +476,7 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
       if (fl == Flow::Break) break;
       if (fl == Flow::Normal) completed = true;
     }
-  } catch (...) {
-    cur_ = saved;
-    out_ = saved_out;
-    throw;
   }
-  cur_ = saved;
-  out_ = saved_out;
   if (!completed) return run_else();
   return Flow::Normal;
 }
@@ -556,28 +486,12 @@ Value Interp::call_loop(LoopObj& loop, CallArgs& args) {
     throw Error(ErrorKind::TypeError, "The loop must have the 'recursive' marker to be called recursively.");
   if (args.pos.size() != 1 || !args.kw.empty())
     throw Error(ErrorKind::TypeError, "loop() takes exactly one argument");
-  if (++depth_ > limits_.max_call_depth) {
-    --depth_;
-    throw Error(ErrorKind::RecursionError, "maximum recursion depth exceeded");
-  }
-  try {
-    charge(kCallSteps);
-  } catch (...) {
-    --depth_;
-    throw;
-  }
   std::string buf;
-  Frame* saved = cur_;
-  cur_ = loop.frame.get();
-  try {
+  {
+    CallDepth deeper(*this, kCallSteps);
+    SwapIn<Frame> in_loop_scope(cur_, loop.frame.get());
     run_loop(loop.node, args.pos[0], loop.depth0 + 1, false, &buf);
-  } catch (...) {
-    cur_ = saved;
-    --depth_;
-    throw;
   }
-  cur_ = saved;
-  --depth_;
   return Value::string(std::move(buf));
 }
 
@@ -645,23 +559,12 @@ Value Interp::call_macro(MacroObj& m, CallArgs& args) {
     throw Error(ErrorKind::TypeError, "macro " + string_repr(d.name) + " takes not more than " +
                                           std::to_string(nparams) + " argument(s)");
   }
-  if (++depth_ > limits_.max_call_depth) {
-    --depth_;
-    throw Error(ErrorKind::RecursionError, "maximum recursion depth exceeded");
-  }
-  try {
-    charge(kCallSteps + d.weight);
-  } catch (...) {
-    --depth_;
-    throw;
-  }
-  FrameRef scope = FrameRef::make(m.closure.get());
-  Frame* saved = cur_;
-  cur_ = scope.get();
   std::string buf;
-  std::string* saved_out = out_;
-  out_ = &buf;
-  try {
+  {
+    CallDepth deeper(*this, kCallSteps + d.weight);
+    FrameRef scope = FrameRef::make(m.closure.get());
+    SwapIn<Frame> in_scope(cur_, scope.get());
+    SwapIn<std::string> into_buf(out_, &buf);
     size_t first_default = nparams - d.defaults.size();
     for (size_t i = 0; i < nparams; ++i) {
       if (given[i]) {
@@ -682,15 +585,7 @@ Value Interp::call_macro(MacroObj& m, CallArgs& args) {
     if (d.catch_kwargs) cur_->vars.emplace_back(sym("kwargs"), kwargs_dict);
     if (d.catch_varargs) cur_->vars.emplace_back(sym("varargs"), varargs);
     exec_body(d.body);
-  } catch (...) {
-    cur_ = saved;
-    out_ = saved_out;
-    --depth_;
-    throw;
   }
-  cur_ = saved;
-  out_ = saved_out;
-  --depth_;
   return Value::string(std::move(buf));
 }
 

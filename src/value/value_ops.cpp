@@ -304,27 +304,65 @@ bool py_equal(const Value& a, const Value& b) {
   }
 }
 
-static std::string_view short_type(const Value& v) { return type_name(v); }
-
-bool py_less(const Value& a, const Value& b) {
+bool py_order(Order op, const Value& a, const Value& b) {
   check_undefined(a, b);
+  auto apply = [op](const auto& x, const auto& y) {
+    switch (op) {
+      case Order::Lt: return x < y;
+      case Order::Le: return x <= y;
+      case Order::Gt: return x > y;
+      case Order::Ge: return x >= y;
+    }
+    return false;
+  };
   if (a.is_number() && b.is_number()) {
-    if (a.is_float() && b.is_float()) return a.as_float() < b.as_float();
-    if (!a.is_float() && !b.is_float() && !big_pair(a, b)) return a.int_like() < b.int_like();
-    return num_cmp(a, b) == -1;
+    if (a.is_float() && b.is_float()) return apply(a.as_float(), b.as_float());
+    if (!a.is_float() && !b.is_float() && !big_pair(a, b)) return apply(a.int_like(), b.int_like());
+    int c = num_cmp(a, b);  // exact; 2 when a NaN leaves the pair unordered
+    return c != 2 && apply(c, 0);
   }
-  if (a.is_str() && b.is_str()) return a.str() < b.str();  // UTF-8 byte order = code point order
+  // UTF-8 byte order is code point order
+  if (a.is_str() && b.is_str()) return apply(std::string_view(a.str()), std::string_view(b.str()));
   if (a.is_list() && b.is_list() && a.list_obj().lkind == b.list_obj().lkind &&
       (a.list_obj().lkind == ListKind::List || a.list_obj().lkind == ListKind::Tuple)) {
     const auto& x = a.items();
     const auto& y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
-      if (!py_equal(x[i], y[i])) return py_less(x[i], y[i]);
+      if (!py_equal(x[i], y[i])) return py_order(op, x[i], y[i]);
     }
-    return x.size() < y.size();
+    return apply(x.size(), y.size());
   }
-  type_error("'<' not supported between instances of '" + std::string(short_type(a)) + "' and '" +
-             std::string(short_type(b)) + "'");
+  static const char* const names[] = {"<", "<=", ">", ">="};
+  type_error(std::string("'") + names[static_cast<int>(op)] + "' not supported between instances of '" +
+             type_name(a) + "' and '" + type_name(b) + "'");
+}
+
+bool py_less(const Value& a, const Value& b) { return py_order(Order::Lt, a, b); }
+
+bool py_hashable(const Value& v) {
+  if (v.is_dict()) return false;
+  if (v.is_list()) {
+    ListKind k = v.list_obj().lkind;
+    if (k == ListKind::Range) return true;
+    if (k != ListKind::Tuple) return false;
+    for (const Value& it : v.items())
+      if (!py_hashable(it)) return false;
+  }
+  return true;
+}
+
+void check_hashable(const Value& v) {
+  if (py_hashable(v)) return;
+  const Value* bad = &v;
+  while (bad->is_list() && bad->list_obj().lkind == ListKind::Tuple) {
+    for (const Value& it : bad->items()) {
+      if (!py_hashable(it)) {
+        bad = &it;
+        break;
+      }
+    }
+  }
+  type_error(std::string("unhashable type: '") + type_name(*bad) + "'");
 }
 
 int py_num_compare(const Value& a, const Value& b) { return num_cmp(a, b); }

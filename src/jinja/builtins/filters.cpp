@@ -32,16 +32,7 @@ int64_t as_index(const Value& v) {
 std::string html_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
+  html_escape_append(out, s);
   return out;
 }
 
@@ -71,49 +62,6 @@ void c_unary(const char* func, const CallArgs& args) {
                " given)");
 }
 
-namespace {
-
-bool seq_comparable(const Value& a, const Value& b) {
-  if (!a.is_list() || !b.is_list()) return false;
-  ListKind ka = a.list_obj().lkind, kb = b.list_obj().lkind;
-  return ka == kb && (ka == ListKind::List || ka == ListKind::Tuple);
-}
-
-// Python rich comparison a OP b for OP in {<, >, <=, >=}.
-bool compare(const Value& a, const Value& b, char op, bool eq) {
-  if (a.is_undefined()) raise_undefined(a);
-  if (b.is_undefined()) raise_undefined(b);
-  auto apply = [&](auto x, auto y) {
-    if (op == '<') return eq ? x <= y : x < y;
-    return eq ? x >= y : x > y;
-  };
-  if (a.is_number() && b.is_number()) {
-    if (a.is_bigint() || b.is_bigint()) {  // exact, NaN unordered
-      int c = py_num_compare(a, b);
-      return c != 2 && apply(c, 0);
-    }
-    if (a.is_float() || b.is_float()) return apply(a.to_double(), b.to_double());
-    return apply(a.int_like(), b.int_like());
-  }
-  if (a.is_str() && b.is_str()) return apply(std::string_view(a.str()), std::string_view(b.str()));
-  if (seq_comparable(a, b)) {
-    const auto& x = a.items();
-    const auto& y = b.items();
-    for (size_t i = 0; i < x.size() && i < y.size(); ++i)
-      if (!py_equal(x[i], y[i])) return compare(x[i], y[i], op, eq);
-    return apply(x.size(), y.size());
-  }
-  type_error(std::string("'") + op + (eq ? "=" : "") + "' not supported between instances of '" +
-             type_name(a) + "' and '" + type_name(b) + "'");
-}
-
-}  // namespace
-
-bool lt(const Value& a, const Value& b) { return compare(a, b, '<', false); }
-bool gt(const Value& a, const Value& b) { return compare(a, b, '>', false); }
-bool le(const Value& a, const Value& b) { return compare(a, b, '<', true); }
-bool ge(const Value& a, const Value& b) { return compare(a, b, '>', true); }
-
 Value ignore_case(const Value& v) {
   if (!v.is_str()) return v;
   return str_value(pystr::lower(v.str()), v.is_markup());
@@ -129,7 +77,7 @@ void binary_insertion(std::vector<size_t>& idx, const std::vector<Value>& keys, 
     size_t pivot = idx[start];
     do {
       size_t p = l + ((r - l) >> 1);
-      if (lt(keys[pivot], keys[idx[p]])) r = p;
+      if (py_less(keys[pivot], keys[idx[p]])) r = p;
       else l = p + 1;
     } while (l < r);
     for (size_t k = start; k > l; --k) idx[k] = idx[k - 1];
@@ -148,12 +96,12 @@ std::vector<size_t> sorted_order(Renderer& r, const std::vector<Value>& keys, bo
   if (n < 64) {
     // count_run
     size_t run = 2;
-    bool descending = lt(keys[idx[1]], keys[idx[0]]);
+    bool descending = py_less(keys[idx[1]], keys[idx[0]]);
     if (descending) {
-      while (run < n && lt(keys[idx[run]], keys[idx[run - 1]])) ++run;
+      while (run < n && py_less(keys[idx[run]], keys[idx[run - 1]])) ++run;
       std::reverse(idx.begin(), idx.begin() + static_cast<ptrdiff_t>(run));
     } else {
-      while (run < n && !lt(keys[idx[run]], keys[idx[run - 1]])) ++run;
+      while (run < n && !py_less(keys[idx[run]], keys[idx[run - 1]])) ++run;
     }
     if (run < n) binary_insertion(idx, keys, run);
   } else {
@@ -161,7 +109,7 @@ std::vector<size_t> sorted_order(Renderer& r, const std::vector<Value>& keys, bo
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
       // a Python comparison through lt() is a few nodes' worth of work
       if ((++work & 1023) == 0) r.charge(4 * 1024);
-      return lt(keys[a], keys[b]);
+      return py_less(keys[a], keys[b]);
     });
   }
   if (reverse) std::reverse(idx.begin(), idx.end());

@@ -317,7 +317,7 @@ std::string class_str(const Value& v) { return std::string("<class '") + type_na
 
 bool safe_key_less(const Value& a, const Value& b) {
   try {
-    return lt(a, b);
+    return py_less(a, b);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::TypeError) throw;
     return class_str(a) < class_str(b);

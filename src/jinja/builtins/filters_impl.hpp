@@ -32,7 +32,7 @@ inline Value str_value(std::string s, bool markup) {
 // TypeError "'X' object cannot be interpreted as an integer" otherwise.
 int64_t as_index(const Value& v);
 // markupsafe.escape of text (&, <, >, ", ').
-std::string html_escape(std::string_view s);
+std::string html_escape(std::string_view s);  // html_escape_append into a new string
 // markupsafe.escape(v): markup stays, everything else str()-ed and escaped.
 Value escape_value(const Value& v);
 // Raises LimitError when a built value exceeds limits().max_value_bytes.
@@ -44,11 +44,6 @@ void reject_implicit(const char* func, const CallArgs& args, std::initializer_li
 // "f() takes no keyword arguments".
 void c_unary(const char* func, const CallArgs& args);
 
-// Python comparisons used by sort/min/max: a < b and a > b with Python's messages.
-bool lt(const Value& a, const Value& b);
-bool gt(const Value& a, const Value& b);
-bool le(const Value& a, const Value& b);
-bool ge(const Value& a, const Value& b);
 // list.sort(key) order of `keys` (stable, reverse like CPython); returns the permutation.
 std::vector<size_t> sorted_order(Renderer& r, const std::vector<Value>& keys, bool reverse);
 // ignore_case postprocessor: strings lowercased, other values as they are.

@@ -299,7 +299,7 @@ Value min_or_max(Renderer& r, const char* func, const Value& v, CallArgs& a, boo
   Value best_key = key(r, items[0]);
   for (size_t i = 1; i < items.size(); ++i) {
     Value k = key(r, items[i]);
-    if (is_max ? gt(k, best_key) : lt(k, best_key)) {
+    if (py_order(is_max ? Order::Gt : Order::Lt, k, best_key)) {
       best = i;
       best_key = k;
     }
@@ -396,20 +396,9 @@ Value f_unique(Renderer& r, const Value& v, CallArgs& a) {
   std::vector<Value> items = iterate(v);
   r.charge(8 * items.size() + 1);  // a hash, a bucket probe and an insertion per item
   std::unordered_multimap<size_t, Value> seen;
-  auto check_hashable = [](const Value& k, auto& self) -> void {
-    if (k.is_dict()) type_error("unhashable type: 'dict'");
-    if (k.is_list()) {
-      ListKind kind = k.list_obj().lkind;
-      if (kind == ListKind::Tuple) {
-        for (const Value& x : k.items()) self(x, self);
-      } else if (kind != ListKind::Range) {
-        type_error(std::string("unhashable type: '") + type_name(k) + "'");
-      }
-    }
-  };
   for (const Value& item : items) {
     Value k = getter(r, item);
-    check_hashable(k, check_hashable);
+    check_hashable(k);
     size_t h = k.is_undefined() ? 0x5bd1e995u : py_hash(k);
     bool found = false;
     auto range = seen.equal_range(h);
@@ -443,7 +432,7 @@ Value f_batch(Renderer& r, const Value& v, CallArgs& a) {
   }
   if (!tmp.empty()) {
     Value len = Value::integer(static_cast<int64_t>(tmp.size()));
-    if (!fill.is_none() && lt(len, linecount)) {
+    if (!fill.is_none() && py_less(len, linecount)) {
       int64_t n = as_index(py_sub(linecount, len));
       check_size(r, static_cast<size_t>(n) * sizeof(Value), "batch");
       for (int64_t i = 0; i < n; ++i) tmp.push_back(fill);

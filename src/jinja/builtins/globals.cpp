@@ -103,20 +103,8 @@ Value g_range(Renderer& r, FunctionObj&, CallArgs& a) {
   return out;
 }
 
-bool hashable(const Value& v) {
-  if (v.is_dict()) return false;
-  if (v.is_list()) {
-    ListKind k = v.list_obj().lkind;
-    if (k == ListKind::Range) return true;
-    if (k != ListKind::Tuple) return false;
-    for (const Value& it : v.items())
-      if (!hashable(it)) return false;
-  }
-  return true;
-}
-
 void set_key(DictObj& d, const Value& k, const Value& v) {
-  if (!hashable(k)) type_error(std::string("unhashable type: '") + type_name(k) + "'");
+  check_hashable(k);
   d.set(k, v);
 }
 

@@ -21,27 +21,6 @@ namespace {
 
 using Args = CallArgs;
 
-bool hashable(const Value& v) {
-  if (v.is_dict()) return false;
-  if (v.is_list()) {
-    ListKind k = v.list_obj().lkind;
-    if (k == ListKind::Range) return true;
-    if (k != ListKind::Tuple) return false;
-    for (const Value& it : v.items())
-      if (!hashable(it)) return false;
-  }
-  return true;
-}
-const char* first_unhashable(const Value& v) {
-  if (v.is_list() && v.list_obj().lkind == ListKind::Tuple)
-    for (const Value& it : v.items())
-      if (!hashable(it)) return first_unhashable(it);
-  return type_name(v);
-}
-void check_hashable(const Value& k) {
-  if (!hashable(k)) type_error(std::string("unhashable type: '") + first_unhashable(k) + "'");
-}
-
 // ---- dict
 Value d_get(Renderer&, const Value& d, Args& a) {
   clinic_pos("get", "dict.get", a, 1, 2);

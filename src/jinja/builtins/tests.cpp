@@ -55,18 +55,6 @@ bool t_undefined(Renderer&, const Value& v, CallArgs& a) {
   return v.is_undefined();
 }
 
-void check_hashable(const Value& v) {
-  if (v.is_dict()) type_error("unhashable type: 'dict'");
-  if (v.is_list()) {
-    ListKind k = v.list_obj().lkind;
-    if (k == ListKind::Tuple) {
-      for (const Value& x : v.items()) check_hashable(x);
-    } else if (k != ListKind::Range) {
-      type_error(std::string("unhashable type: '") + type_name(v) + "'");
-    }
-  }
-}
-
 bool t_filter(Renderer&, const Value& v, CallArgs& a) {
   reject_implicit("test_filter", a, {"env", "value"});
   ArgBinder b("test_filter", a, {}, 0, 2);
@@ -212,10 +200,10 @@ const Value& binary_op_arg(const char* name, CallArgs& a) {
 
 bool t_eq(Renderer&, const Value& v, CallArgs& a) { return py_equal(v, binary_op_arg("eq", a)); }
 bool t_ne(Renderer&, const Value& v, CallArgs& a) { return !py_equal(v, binary_op_arg("ne", a)); }
-bool t_gt(Renderer&, const Value& v, CallArgs& a) { return gt(v, binary_op_arg("gt", a)); }
-bool t_lt(Renderer&, const Value& v, CallArgs& a) { return lt(v, binary_op_arg("lt", a)); }
-bool t_ge(Renderer&, const Value& v, CallArgs& a) { return ge(v, binary_op_arg("ge", a)); }
-bool t_le(Renderer&, const Value& v, CallArgs& a) { return le(v, binary_op_arg("le", a)); }
+bool t_gt(Renderer&, const Value& v, CallArgs& a) { return py_order(Order::Gt, v, binary_op_arg("gt", a)); }
+bool t_lt(Renderer&, const Value& v, CallArgs& a) { return py_order(Order::Lt, v, binary_op_arg("lt", a)); }
+bool t_ge(Renderer&, const Value& v, CallArgs& a) { return py_order(Order::Ge, v, binary_op_arg("ge", a)); }
+bool t_le(Renderer&, const Value& v, CallArgs& a) { return py_order(Order::Le, v, binary_op_arg("le", a)); }
 
 struct TestRow {
   std::string_view name;
