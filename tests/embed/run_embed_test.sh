@@ -55,8 +55,9 @@ if got != want:
 PY
   local calls
   calls=$(grep -E '^(call|warning|dialect|content)' "$out" || true)
+  # vLLM's hermes parser keeps the text before <tool_call> as is, its newline included.
   local want_calls='dialect: hermes
-content: "I'"'"'ll look that up."
+content: "I'"'"'ll look that up.\n"
 call 0: get_weather {"city": "Paris", "unit": "celsius"}'
   if [ "$calls" != "$want_calls" ]; then
     echo "embed: parsed answer differs"; echo "--- expected"; echo "$want_calls"; echo "--- got"; echo "$calls"; fail=1
@@ -73,7 +74,7 @@ if [ "$mode" = installed ]; then
         -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
         -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$work/configure.log"
   cmake --build "$work/build" -j "${JOBS:-2}" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
-  if grep -q -e "-I$src" -e "-isystem $src" "$work/build/compile_commands.json"; then
+  if grep -q -e "$src/include" -e "$src/src" "$work/build/compile_commands.json"; then
     echo "embed: the installed build still includes from the source tree:"; cat "$work/build/compile_commands.json"; exit 1
   fi
   "$work/build/embed" "$src/examples/qwen2.5" >"$work/out.txt"
