@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
-#include "gateway/config.hpp"
-#include "toolchat/agent.hpp"
-#include "value/json.hpp"
+#include <toolchat/agent.hpp>
+#include <toolchat/gateway.hpp>
+#include <toolchat/json.hpp>
 
 using namespace toolchat;
 

@@ -12,6 +12,11 @@
 // Parameter types: std::string -> "string", bool -> "boolean", integers -> "integer", floating point
 // -> "number", std::vector<T> -> "array" of T, std::optional<T> -> T and not required, Value -> any
 // JSON. The callable returns std::string (sent as is), void, or anything to_json() accepts.
+//
+// Ownership: a Client owns its gateway (the compiled template, the backend connection settings);
+// Tools own their callables. Thread safety: a Client serves one chat at a time; use one per thread.
+// Errors: gateway::ApiError from chat() (the OpenAI error the HTTP gateway would answer with);
+// Error(ValueError) for a tool bound wrongly; a tool's own exceptions become "error: ..." results.
 #pragma once
 
 #include <functional>
@@ -23,11 +28,11 @@
 #include <vector>
 
 #include "toolchat/error.hpp"
+#include "toolchat/gateway.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::gateway {
-struct Config;
-class Gateway;
+class Gateway;  // internal: the gateway's request pipeline
 }  // namespace toolchat::gateway
 
 namespace toolchat::agent {

@@ -4,8 +4,15 @@
 //   auto model = chat::ModelTemplate::load("path/to/model");          // folder, .jinja, .json, .gguf
 //   chat::Conversation conv = chat::from_openai_json(request_json);   // or build it in C++
 //   chat::Rendered out = model.render(conv);                          // text + spans
+//
+// Ownership: Conversation, Message and Tool are plain data owned by the caller; a ModelTemplate is
+// a cheap handle to templates compiled once (copies share them). Thread safety: as jinja.hpp, a
+// ModelTemplate and the Values of a conversation are used by one thread at a time (load one per
+// thread to render in parallel). Errors: Error (error.hpp) with the exception transformers raises,
+// and ValueError naming the JSON path for a malformed request.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,6 +147,26 @@ class ModelTemplate {
   struct Impl;
   std::shared_ptr<const Impl> impl_;
   static std::shared_ptr<const Impl> compile_all(TemplateSet set, const jinja::EngineLimits& limits);
+};
+
+// Polyfills: a conversation rewritten so that a template shows everything the caller gave (tools,
+// parallel calls, tool results, system text ...), each applied only where the template's probed
+// capabilities say it is needed. Used by the training-data converter (convert.hpp) and the
+// gateway; every switch is on by default. The texts default to toolchat's generic forms.
+struct PolyfillOptions {
+  bool inject_tools = true;
+  bool one_call_per_message = true;
+  bool content_with_calls = true;
+  bool tool_calls_as_text = true;
+  bool tool_responses_as_text = true;
+  bool argument_form = true;
+  bool system_to_user = true;
+  bool non_null_content = true;
+  bool content_form = true;
+  std::function<std::string(const Value& tools)> tools_text;                // default_tools_text
+  std::function<std::string(const Value& tool_calls)> calls_text;           // default_calls_text
+  // A tool message, and the name of the call it answers ("" when unknown).
+  std::function<std::string(const Value& tool_message, const std::string& name)> response_text;
 };
 
 // Spans of each message's text in `text`, searched in order (see Rendered::message_spans).

@@ -1,5 +1,12 @@
 // Public API of the Jinja engine: compile a chat template once, render it many times,
 // exactly as Hugging Face transformers' apply_chat_template renders it.
+//
+//   auto t = jinja::Template::compile("{{ messages[0].content }}", "inline");
+//   std::string text = t.render(DictBuilder().add("messages", messages).build()).text;
+//
+// Ownership: a Template is a cheap handle to an immutable compiled tree (copies share it).
+// Thread safety: see render(). Errors: Error (error.hpp) with the Python exception Jinja2 raises
+// and, for template errors, the position (Error::describe() gives name:line:col and a caret).
 #pragma once
 
 #include <memory>

@@ -1,6 +1,18 @@
 // The dynamic value every layer passes around: Python semantics, Jinja2's Undefined,
-// shared immutable strings and containers (reference counted, not thread-safe: a value
-// graph belongs to one thread at a time; compile a template per thread to share work).
+// shared immutable strings and containers. JSON documents, template variables, tool schemas and
+// parsed arguments are all Values.
+//
+//   Value msg = DictBuilder().add("role", "user").add("content", "Weather in Paris?").build();
+//   Value messages = ListBuilder().add(msg).build();
+//   const std::string& role = msg.at("role").get_str();   // checked: Error(TypeError/KeyError)
+//
+// Ownership: a Value is a handle; copies share the heap object (strings, lists, dicts) through a
+// reference count, and the last handle frees it. Containers are treated as immutable once shared.
+// Thread safety: the reference count is not atomic, so a value graph belongs to one thread at a
+// time (copy it with json::parse(json::dumps(v)) to hand it to another thread).
+// Errors: the checked accessors (get_*, at) throw Error with the Python exception a template
+// would see (TypeError, KeyError, IndexError); the unchecked ones (as_*, str(), items(),
+// dict_obj()) assume the caller tested the type first.
 #pragma once
 
 #include <cstdint>
@@ -154,6 +166,18 @@ class Value {
   template <class T> T* as() const { return static_cast<T*>(u_.p); }
   UndefinedObj* undef_info() const { return static_cast<UndefinedObj*>(u_.p); }
 
+  // ---- checked access (value_access.cpp): Error(TypeError) naming the type found otherwise ----
+  const std::string& get_str() const;
+  int64_t get_int() const;      // an int (not a bool, not beyond int64)
+  double get_number() const;    // an int or a float, as double
+  bool get_bool() const;
+  const std::vector<Value>& get_items() const;  // a list or tuple
+  // A dict's value for `key`: KeyError when absent; find() returns null instead (and for non-dicts).
+  const Value& at(std::string_view key) const;
+  const Value* find(std::string_view key) const;
+  // A list's element: IndexError when out of range.
+  const Value& at(size_t index) const;
+
  private:
   void retain() const noexcept {
     if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) ++u_.p->rc;
@@ -198,6 +222,45 @@ struct DictObj final : Obj {
   void rebuild_index() const;
   int64_t slot_of(const Value& key) const;
   int64_t slot_of_str(std::string_view key) const;
+};
+
+// Builds a dict in insertion order: DictBuilder().add("type", "object").add("n", 2).build().
+// A key added twice keeps its first position and its last value (as Python's dict).
+class DictBuilder {
+ public:
+  DictBuilder() : v_(Value::dict()) {}
+  DictBuilder& add(std::string_view key, Value value) {
+    v_.dict_obj().set(Value::string(key), std::move(value));
+    return *this;
+  }
+  DictBuilder& add(std::string_view key, const char* s) { return add(key, Value::string(s)); }
+  DictBuilder& add(std::string_view key, std::string_view s) { return add(key, Value::string(s)); }
+  DictBuilder& add(std::string_view key, const std::string& s) { return add(key, Value::string(s)); }
+  DictBuilder& add(std::string_view key, bool b) { return add(key, Value::boolean(b)); }
+  DictBuilder& add(std::string_view key, int i) { return add(key, Value::integer(i)); }
+  DictBuilder& add(std::string_view key, int64_t i) { return add(key, Value::integer(i)); }
+  DictBuilder& add(std::string_view key, double d) { return add(key, Value::floating(d)); }
+  Value build() { return std::move(v_); }
+
+ private:
+  Value v_;
+};
+
+// Builds a list: ListBuilder().add("a").add(1).build().
+class ListBuilder {
+ public:
+  ListBuilder& add(Value value) { items_.push_back(std::move(value)); return *this; }
+  ListBuilder& add(const char* s) { return add(Value::string(s)); }
+  ListBuilder& add(std::string_view s) { return add(Value::string(s)); }
+  ListBuilder& add(const std::string& s) { return add(Value::string(s)); }
+  ListBuilder& add(bool b) { return add(Value::boolean(b)); }
+  ListBuilder& add(int i) { return add(Value::integer(i)); }
+  ListBuilder& add(int64_t i) { return add(Value::integer(i)); }
+  ListBuilder& add(double d) { return add(Value::floating(d)); }
+  Value build() { return Value::list(std::move(items_)); }
+
+ private:
+  std::vector<Value> items_;
 };
 
 // ---- Python semantics (value_ops.cpp, value_repr.cpp) ----

@@ -39,25 +39,13 @@
 #include <string_view>
 
 #include "chat/caps.hpp"
+#include "toolchat/chat.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::chat {
 
-struct PolyfillOptions {
-  bool inject_tools = true;
-  bool one_call_per_message = true;
-  bool content_with_calls = true;
-  bool tool_calls_as_text = true;
-  bool tool_responses_as_text = true;
-  bool argument_form = true;
-  bool system_to_user = true;
-  bool non_null_content = true;
-  bool content_form = true;
-  std::function<std::string(const Value& tools)> tools_text;                // default_tools_text
-  std::function<std::string(const Value& tool_calls)> calls_text;           // default_calls_text
-  // A tool message, and the name of the call it answers ("" when unknown).
-  std::function<std::string(const Value& tool_message, const std::string& name)> response_text;
-};
+// PolyfillOptions is public (include/toolchat/chat.hpp): which of the polyfills above apply.
+
 
 std::string default_tools_text(const Value& tools);
 std::string default_calls_text(const Value& tool_calls);
