@@ -22,6 +22,10 @@ const char* kUsage =
     "                      [--backend-model NAME] [--threads N] [--max-body-bytes N] [--max-messages N]\n"
     "                      [--max-tools N] [--max-output-bytes N] [--request-timeout S]\n"
     "                      [--backend-timeout S] [--connect-timeout S]\n"
+    "                      [--backend-grammar auto|none|llamacpp|vllm|sglang]\n"
+    "--backend-timeout S: longest silence from the backend while it generates (default 120).\n"
+    "--backend-grammar: how tool_choice's grammar reaches the backend (auto: llamacpp for the llamacpp\n"
+    "  kind, none for the others; llamacpp also fits llama-server's /v1/completions).\n"
     "OpenAI-compatible server: POST /v1/chat/completions, GET /v1/models, /health, /metrics.\n";
 
 double number(const std::string& opt, const std::string& v, double lo) {
@@ -43,7 +47,8 @@ int cmd_serve(int argc, char** argv) {
     Args a = parse_args(argc, argv, 2,
                         {"model", "backend", "backend-kind", "port", "host", "dialect", "model-name", "backend-model",
                          "threads", "max-body-bytes", "max-messages", "max-tools", "max-output-bytes",
-                         "request-timeout", "backend-timeout", "connect-timeout"},
+                         "request-timeout", "backend-timeout", "connect-timeout",
+                         "backend-grammar"},
                         {"inject", "help"});
     if (a.has("help")) {
       std::fputs(kUsage, stdout);
@@ -54,6 +59,10 @@ int cmd_serve(int argc, char** argv) {
     cfg.backend_url = *backend;
     cfg.model_path = a.get("model").value_or("");
     if (auto k = a.get("backend-kind")) cfg.backend_kind = gateway::backend_kind_from_name(*k);
+    if (auto g = a.get("backend-grammar")) cfg.backend_grammar = gateway::grammar_form_from_name(*g);
+    if ((cfg.backend_kind == gateway::BackendKind::OllamaGenerate || cfg.backend_kind == gateway::BackendKind::OllamaChat) &&
+        cfg.backend_grammar != gateway::GrammarForm::Auto && cfg.backend_grammar != gateway::GrammarForm::None)
+      throw std::runtime_error("--backend-grammar: Ollama takes no grammar (only auto or none)");
     if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && a.get("dialect")))
       throw std::runtime_error("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
     if (auto p = a.get("port")) cfg.port = static_cast<int>(number("port", *p, 0));

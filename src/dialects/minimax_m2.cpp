@@ -62,8 +62,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // <minimax:tool_call><invoke name="NAME"><parameter name="KEY">value</parameter>…</invoke>…
 // </minimax:tool_call>, after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     auto param = [&](const std::string& key, const std::string& value) {
@@ -73,8 +73,7 @@ std::optional<std::string> grammar(const Value& tools) {
       return literal("<invoke name=\"" + name + "\">") + " " + ws + " " +
              b.arg_elements(params, name + "-params", "</parameter>", param) + " " + ws + " " + literal("</invoke>");
     });
-    return b.reasoning("<think>", "</think>") + " " + literal("<minimax:tool_call>") + " " + ws + " " + invoke + " ( " + ws +
-                       " " + invoke + " )* " + ws + " " + literal("</minimax:tool_call>");
+    return b.reasoning("<think>", "</think>") + " " + literal("<minimax:tool_call>") + " " + ws + " " + b.calls(invoke, ws) + " " + ws + " " + literal("</minimax:tool_call>");
   });
 }
 

