@@ -5,6 +5,8 @@
 #   make run         deps + build + render the bundled Qwen2.5 example
 #   make test        build + every test (ctest) in build/
 #   make test-asan   ASan + UBSan build in build-asan/ + the tests not labelled "slow"
+#   make e2e         the gateway against a real llama-server (tests/e2e/; builds llama-server from the
+#                    snapshot in ../shared/third_party/ into build-e2e/, or LLAMA_SERVER=/path)
 #   make bench       build with the benchmarks, then bench/run.sh
 #   make fuzz-diff N=1000 SEED=1    differential fuzzing against the Python oracle
 #   make fuzz SECONDS=60            libFuzzer targets (clang) from fuzz/, in build-fuzz/
@@ -18,6 +20,7 @@ SHELL := /bin/bash
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+E2E_BUILD  ?= build-e2e
 JOBS       ?= 2
 N          ?= 1000
 SEED       ?= 1
@@ -33,11 +36,11 @@ DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev \
                 python3 python3-jinja2 nodejs npm valgrind \
                 pkg-config libcpp-httplib-dev wrk ccache libcli11-dev openssl \
-                json-schema-test-suite
+                json-schema-test-suite python3-numpy
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 
-.PHONY: deps build run test test-asan bench fuzz-diff fuzz tokenize-fuzz clean
+.PHONY: deps build run test test-asan e2e bench fuzz-diff fuzz tokenize-fuzz clean
 
 deps:
 	@missing=""; \
@@ -79,6 +82,10 @@ test-asan:
 	# (tests/unit/gbnf_matcher.hpp) recurses once per matched character of a fixture.
 	ulimit -s 262144 2>/dev/null || true; cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Keep $(E2E_BUILD) between runs: llama-server is built there once (ccache makes a rebuild quick).
+e2e: build
+	JOBS=$(JOBS) bash tests/e2e/run.sh $(BUILD)/toolchat $(E2E_BUILD)
 
 bench:
 	$(CONFIGURE) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTOOLCHAT_BENCH=ON

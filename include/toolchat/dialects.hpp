@@ -63,7 +63,7 @@ struct Warning {
   // streamed and then cut off (output ended) or broken (its text stopped being a call): that call's
   // index and source text. Its streamed events stand (bytes sent cannot be taken back), but the
   // whole-message result (collect) gives the source text as content instead of the call
-  // (design.md §3.2, "a call cut short").
+  // (docs/design.md §3.2, "a call cut short").
   std::optional<size_t> cut_call = std::nullopt;
   std::string cut_text = {};
 };
@@ -127,6 +127,22 @@ struct ParsedMessage {
 };
 ParsedMessage collect(const std::vector<Event>& events);
 
+// ---- grammars ----------------------------------------------------------------------------------
+// What a call grammar admits besides the calls (the gateway's tool_choice enforcement). A grammar
+// is the model's whole answer: no free text before the call, whitespace bounded as llama.cpp's
+// json-schema-to-grammar bounds it, a bounded number of calls, and a reasoning block only where
+// the family has one and the prompt lets the model think.
+struct GrammarOptions {
+  enum class Reasoning : uint8_t {
+    None,      // no reasoning block (the template has no thinking, or it is switched off)
+    Optional,  // thinking is on: an optional block, opened and closed by the model
+    Open,      // the prompt ends inside the block: its text and the close marker come first
+  };
+  size_t max_calls = 1;               // 1 when parallel_tool_calls is false
+  Reasoning reasoning = Reasoning::None;
+  size_t max_reasoning_chars = 1024;  // bound on the reasoning text (code points)
+};
+
 // ---- the dialect -------------------------------------------------------------------------------
 struct Dialect {
   std::string_view name;
@@ -140,7 +156,7 @@ struct Dialect {
   std::string (*tool_prompt)(const Value& tools);
   std::unique_ptr<StreamParser> (*make_parser)(const ParseOptions& opts);
   // A GBNF grammar for the calls, where the format allows one; null when not provided.
-  std::optional<std::string> (*grammar)(const Value& tools) = nullptr;
+  std::optional<std::string> (*grammar)(const Value& tools, const GrammarOptions& opts) = nullptr;
 };
 
 // Registry (registry.cpp, list.def).

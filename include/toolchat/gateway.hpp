@@ -29,6 +29,15 @@ namespace toolchat::gateway {
 
 enum class BackendKind { LlamaCpp, OpenAI, OllamaGenerate, OllamaChat };
 
+// How a call grammar (tool_choice enforcement) reaches the backend: llama.cpp's `grammar` field
+// (/completion, and llama-server's /v1/completions), vLLM's `structured_outputs: {"grammar"}`,
+// SGLang's `ebnf` (both read llama.cpp's GBNF through xgrammar), or not at all (the answer is
+// checked and retried instead). Auto: llamacpp for the llamacpp kind, none for the others (an
+// OpenAI-style server may reject fields it does not know).
+enum class GrammarForm { Auto, None, LlamaCpp, Vllm, Sglang };
+// "auto", "none", "llamacpp", "vllm", "sglang"; throws Error(ValueError) naming them.
+GrammarForm grammar_form_from_name(const std::string& name);
+
 // "llamacpp" (or "llama.cpp"), "openai", "ollama" (/api/generate, raw), "ollama-chat" (/api/chat).
 // Throws Error(ValueError) naming the accepted kinds.
 BackendKind backend_kind_from_name(const std::string& name);
@@ -55,6 +64,7 @@ struct Config {
   std::string model_name;               // the id /v1/models lists (default: the path's last part)
   std::string backend_url;              // http://host:port[/prefix]
   BackendKind backend_kind = BackendKind::LlamaCpp;
+  GrammarForm backend_grammar = GrammarForm::Auto;
   std::string backend_model;            // "model" sent to OpenAI/Ollama backends (default model_name)
   std::string host = "127.0.0.1";
   int port = 8080;

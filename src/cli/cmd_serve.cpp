@@ -29,6 +29,7 @@ namespace {
 struct ServeArgs {
   gateway::Config cfg;
   std::string backend_kind = "llamacpp";
+  std::string backend_grammar = "auto";
   std::vector<std::string> model_names;  // the first is listed, the others are aliases
   std::string log_format = "text";
   bool quiet = false;
@@ -45,6 +46,10 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
   app.add_option("--backend", c.backend_url, "the completion backend, e.g. http://127.0.0.1:8081")->required();
   app.add_option("--backend-kind", a.backend_kind, "the backend's protocol")
       ->check(CLI::IsMember({"llamacpp", "llama.cpp", "openai", "ollama", "ollama-chat"}));
+  app.add_option("--backend-grammar", a.backend_grammar,
+                 "how tool_choice's grammar reaches the backend (auto: llamacpp for the llamacpp kind, none for "
+                 "the others; llamacpp also fits llama-server's /v1/completions)")
+      ->check(CLI::IsMember({"auto", "none", "llamacpp", "vllm", "sglang"}));
   app.add_option("--host", c.host, "address to listen on");
   app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));
   app.add_option("--dialect", c.dialect, "the tool-call dialect (default: detected from the template)");
@@ -157,6 +162,7 @@ std::string backend_unreachable(const std::string& url, double timeout_s) {
 int run_serve(ServeArgs& a) {
   gateway::Config& cfg = a.cfg;
   cfg.backend_kind = gateway::backend_kind_from_name(a.backend_kind);
+  cfg.backend_grammar = gateway::grammar_form_from_name(a.backend_grammar);
   if (!a.model_names.empty()) {
     cfg.model_name = a.model_names.front();
     cfg.model_aliases.assign(a.model_names.begin() + 1, a.model_names.end());

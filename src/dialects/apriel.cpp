@@ -38,8 +38,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 }
 
 // <tool_calls>[call, …]</tool_calls> after the reasoning (forced open by the generation prompt).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     return b.reasoning("Here are my reasoning steps:", "[BEGIN FINAL RESPONSE]") + " " + gbnf::literal("<tool_calls>") + " " + ws +
            " " + b.json_list(b.call_object(tools), "calls") + " " + ws + " " + gbnf::literal("</tool_calls>");

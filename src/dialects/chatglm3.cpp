@@ -87,15 +87,15 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // NAME then a ```python block with tool_call(key=value, …) (Python literals), several joined by
 // <|assistant|>; the <|observation|> stop token may end the output.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.per_tool_params(tools, "call", [&](const std::string& name, const Value& params) {
       return literal(name + "\n```python\ntool_call(") + " " + ws + " " + b.py_kwargs(params, name + "-kwargs") + " " + ws + " " +
              literal(")\n```");
     });
-    return ws + " " + call + " ( " + literal("<|assistant|>") + " " + call + " )* " + literal("<|observation|>") + "?";
+    return ws + " " + b.calls(call, literal("<|assistant|>")) + " " + literal("<|observation|>") + "?";
   });
 }
 

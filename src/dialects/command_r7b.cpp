@@ -108,13 +108,13 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // <|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}, …]<|END_ACTION|> after an optional
 // thinking block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.per_tool(tools, "call", [&](const std::string& name, const std::string& args) {
       std::string colon = " " + ws + " \":\" " + ws + " ", comma = " " + ws + " \",\" " + ws + " ";
-      return "\"{\" " + ws + " " + literal("\"tool_call_id\"") + colon + b.json_string() + comma + literal("\"tool_name\"") + colon +
+      return "\"{\" " + ws + " " + literal("\"tool_call_id\"") + colon + b.json_call_id() + comma + literal("\"tool_name\"") + colon +
              gbnf::json_literal(name) + comma + literal("\"parameters\"") + colon + args + " " + ws + " \"}\"";
     });
     return b.reasoning("<|START_THINKING|>", "<|END_THINKING|>") + " " + literal("<|START_ACTION|>") + " " + ws + " " +

@@ -30,12 +30,12 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 }
 
 // One or more <tool_code>{"name", "arguments"}</tool_code> after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.rule("tool-code", literal("<tool_code>") + " " + ws + " " + b.call_object(tools) + " " + ws + " " + literal("</tool_code>"));
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
   });
 }
 

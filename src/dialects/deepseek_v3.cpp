@@ -31,13 +31,12 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_deepseek
 
 // Calls between <｜tool▁calls▁begin｜> and <｜tool▁calls▁end｜>, arguments in a ```json fence, after
 // an optional <think> block (as llama.cpp's DeepSeek R1 grammar).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "<｜tool▁call▁begin｜>function<｜tool▁sep｜>", "\n```json\n", "\n```<｜tool▁call▁end｜>");
-    return b.reasoning("<think>", "</think>") + " " + literal("<｜tool▁calls▁begin｜>") + " " + call + " ( " + ws + " " +
-                       call + " )* " + literal("<｜tool▁calls▁end｜>");
+    return b.reasoning("<think>", "</think>") + " " + literal("<｜tool▁calls▁begin｜>") + " " + b.calls(call, ws) + " " + literal("<｜tool▁calls▁end｜>");
   });
 }
 

@@ -41,13 +41,12 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_deepseek_parser(o, DeepSeekShape::V31); }
 
 // Calls NAME<｜tool▁sep｜>{json} between the calls markers, after an optional reasoning block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>");
-    return b.reasoning("<think>", "</think>") + " " + literal("<｜tool▁calls▁begin｜>") + " " + call + " ( " + ws + " " +
-                       call + " )* " + literal("<｜tool▁calls▁end｜>");
+    return b.reasoning("<think>", "</think>") + " " + literal("<｜tool▁calls▁begin｜>") + " " + b.calls(call, ws) + " " + literal("<｜tool▁calls▁end｜>");
   });
 }
 

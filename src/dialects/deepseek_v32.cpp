@@ -260,8 +260,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 // <｜DSML｜function_calls> with one <｜DSML｜invoke name="NAME"> per call, each parameter
 // <｜DSML｜parameter name="KEY" string="true">raw text or string="false">JSON, typed by the schema;
 // after an optional <think> block (forced open by the thinking prompt).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     auto param = [&](const std::string& key, const std::string& value) {
@@ -273,8 +273,7 @@ std::optional<std::string> grammar(const Value& tools) {
              b.arg_elements(params, name + "-params", "</｜DSML｜parameter>", param, "true\">", "false\">") + " " + ws + " " +
              literal("</｜DSML｜invoke>");
     });
-    return b.reasoning("<think>", "</think>") + " " + literal("<｜DSML｜function_calls>") + " " + ws + " " + invoke + " ( " + ws + " " +
-           invoke + " )* " + ws + " " + literal("</｜DSML｜function_calls>");
+    return b.reasoning("<think>", "</think>") + " " + literal("<｜DSML｜function_calls>") + " " + ws + " " + b.calls(invoke, ws) + " " + ws + " " + literal("</｜DSML｜function_calls>");
   });
 }
 

@@ -91,8 +91,8 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<FirefunctionParser>(o); }
 
 // " functools[{"name", "arguments"}, …]".
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     return "\" \"? \"functools\" " + b.json_list(b.call_object(tools), "call-list");
   });

@@ -123,11 +123,11 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<FunctionaryV31Parser>(o); }
 
 // One or more <function=NAME>{json}</function> (as llama.cpp's Functionary v3.1 grammar).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "<function=", ">", "</function>");
-    return call + " ( " + ws + " " + call + " )*";
+    return b.calls(call, ws);
   });
 }
 

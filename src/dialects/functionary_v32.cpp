@@ -202,11 +202,11 @@ int score(const std::string& src, const chat::Capabilities*) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<FunctionaryV32Parser>(o); }
 
 // NAME\n{json} (the prompt ends with ">>>"), then further calls each after ">>>".
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "", "\n");
-    return call + " ( " + ws + " \">>>\" " + call + " )*";
+    return b.calls(call, ws + " \">>>\"");
   });
 }
 

@@ -19,6 +19,23 @@ std::string clean(const std::string& hint) {
   return out.empty() ? "r" : out;
 }
 
+// `item` repeated min to max times (GBNF's {m,n}; `item` is one element: a rule name, literal,
+// class or group).
+std::string repeat(const std::string& item, size_t min, size_t max) {
+  if (max == 0) return "";
+  if (min == max) return min == 1 ? item : item + "{" + std::to_string(min) + "}";
+  if (min == 0 && max == 1) return item + "?";
+  return item + "{" + std::to_string(min) + "," + std::to_string(max) + "}";
+}
+
+// A non-negative integer keyword of a schema (minLength, maxItems, ...), when present.
+std::optional<size_t> size_keyword(const Value& schema, const char* key) {
+  const Value* v = chat::conv::get(schema, key);
+  if (v && v->is_int() && v->as_int() >= 0) return static_cast<size_t>(v->as_int());
+  if (v && v->is_float() && v->as_float() >= 0 && v->as_float() < 1e9) return static_cast<size_t>(v->as_float());
+  return std::nullopt;
+}
+
 std::string compact_json(const Value& v) {
   json::DumpOptions o;
   o.ensure_ascii = false;
@@ -62,11 +79,14 @@ std::string Builder::rule(const std::string& name, const std::string& body) {
 }
 
 std::string Builder::primitive(const std::string& kind) {
-  if (kind == "ws") return rule("ws", "[ \\t\\n]*");
-  if (kind == "string")
-    return rule("string", "\"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] ) )* \"\\\"\"");
-  if (kind == "integer") return rule("integer", "\"-\"? ( \"0\" | [1-9] [0-9]* )");
-  if (kind == "number") return rule("number", "\"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?");
+  // llama.cpp's json-schema-to-grammar `space`, integral and decimal parts.
+  if (kind == "ws") return rule("ws", "( \" \" | \"\\n\"{1,2} [ \\t]{0,20} )?");
+  if (kind == "char")
+    return rule("json-char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )");
+  if (kind == "string") return rule("string", "\"\\\"\" " + primitive("char") + "* \"\\\"\"");
+  if (kind == "integer") return rule("integer", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} )");
+  if (kind == "number")
+    return rule("number", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? ( \"0\" | [1-9] [0-9]{0,15} ) )?");
   if (kind == "boolean") return rule("boolean", "\"true\" | \"false\"");
   if (kind == "null") return rule("null", "\"null\"");
   // Any JSON value (recursive: the names are fixed so the rules can refer to each other).
@@ -107,13 +127,30 @@ std::string Builder::value(const Value& schema, const std::string& hint) {
     return body.empty() ? primitive("json") : rule(hint, body);
   }
   std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
-  if (t == "string" || t == "integer" || t == "number" || t == "boolean" || t == "null") return primitive(t);
+  if (t == "string") {
+    auto min = size_keyword(schema, "minLength"), max = size_keyword(schema, "maxLength");
+    if (!min && !max) return primitive(t);
+    size_t lo = min.value_or(0);
+    std::string chars = max ? repeat(primitive("char"), lo, std::max(lo, *max))
+                            : primitive("char") + "{" + std::to_string(lo) + ",}";
+    return rule(hint, "\"\\\"\" " + chars + " \"\\\"\"");
+  }
+  if (t == "integer" || t == "number" || t == "boolean" || t == "null") return primitive(t);
   if (t == "object") return object(schema, hint);
   if (t == "array") {
     const Value* items = get(schema, "items");
     std::string item = items && items->is_dict() ? value(*items, hint + "-item") : primitive("json");
     std::string ws = primitive("ws");
-    return rule(hint, "\"[\" " + ws + " ( " + item + " ( " + ws + " \",\" " + ws + " " + item + " )* )? " + ws + " \"]\"");
+    std::string more = "( " + ws + " \",\" " + ws + " " + item + " )";
+    size_t lo = size_keyword(schema, "minItems").value_or(0);
+    std::optional<size_t> hi = size_keyword(schema, "maxItems");
+    if (hi && *hi < lo) hi = lo;
+    std::string body;
+    if (hi && *hi == 0) body = "";
+    else if (!hi) body = item + " " + more + (lo > 1 ? "{" + std::to_string(lo - 1) + ",}" : "*");
+    else body = item + " " + repeat(more, lo > 0 ? lo - 1 : 0, *hi - 1);
+    if (lo == 0 && !body.empty()) body = "( " + body + " )?";
+    return rule(hint, "\"[\" " + ws + " " + body + " " + ws + " \"]\"");
   }
   return primitive("json");
 }
@@ -281,6 +318,12 @@ std::string Builder::arg_elements(const Value& params, const std::string& hint, 
       for (const Value& x : e->items()) alts += (alts.empty() ? "" : " | ") + literal(x.is_str() ? x.str() : compact_json(x));
       return rule(h + "-enum", (text_prefix.empty() ? "" : literal(text_prefix) + " ") + ws + " ( " + alts + " ) " + ws);
     }
+    auto max_len = v.is_dict() ? size_keyword(v, "maxLength") : std::nullopt;
+    if (text && max_len) {  // raw text of bounded length
+      size_t lo = std::min(size_keyword(v, "minLength").value_or(0), *max_len);
+      std::string chars = repeat(char_not_starting(value_end, "text-char"), lo, *max_len);
+      return rule(h + "-text", (text_prefix.empty() ? "" : literal(text_prefix) + " ") + (chars.empty() ? "\"\"" : chars));
+    }
     return text ? raw : rule(h + "-json", json_start + ws + " " + value(v, h) + " " + ws);
   };
   return keyed(params, hint, element, value_of, " " + ws + " ", rule("arg-key", "[^<>\"=\\n]+"), raw);
@@ -375,19 +418,54 @@ std::string Builder::until(std::string_view stop) {
 }
 
 std::string Builder::reasoning(std::string_view open, std::string_view close) {
-  return rule("reasoning", "( " + literal(open) + "? " + until(close) + " " + literal(close) + " " + ws() + " )?");
+  using R = GrammarOptions::Reasoning;
+  if (opts_.reasoning == R::None || opts_.max_reasoning_chars == 0) return "";
+  // Text that cannot contain `close`: its first code point only when not followed by the second
+  // (nor by itself, which could start `close` one code point later).
+  std::string text = repeat(piece_not_containing(close, "reasoning-piece"), 0, opts_.max_reasoning_chars);
+  std::string block = text + " " + literal(close) + " " + ws();
+  if (opts_.reasoning == R::Open) return rule("reasoning", block);
+  return rule("reasoning", "( " + literal(open) + " " + block + " )?");
+}
+
+std::string Builder::char_not_starting(std::string_view stop, const std::string& hint) {
+  std::vector<std::string> cps = code_points(stop);
+  return rule(hint, "[^" + class_char(cps.empty() ? "<" : cps[0]) + "]");
+}
+
+std::string Builder::piece_not_containing(std::string_view stop, const std::string& hint) {
+  // A code point other than the first of `stop`, or a proper prefix of `stop` followed by a code
+  // point that neither continues it nor starts it again. The first code point of every marker we
+  // close with appears in it only at its start, so no run of pieces contains `stop`.
+  std::vector<std::string> cps = code_points(stop);
+  if (cps.empty()) return rule(hint, "[^\\x00]");
+  std::string c0 = class_char(cps[0]), body = "[^" + c0 + "]", prefix;
+  for (size_t k = 1; k < cps.size(); ++k) {
+    prefix += cps[k - 1];
+    body += " | " + literal(prefix) + " [^" + c0 + (cps[k] == cps[0] ? "" : class_char(cps[k])) + "]";
+  }
+  return rule(hint, body);
+}
+
+std::string Builder::calls(const std::string& call, const std::string& sep) {
+  size_t n = std::max<size_t>(opts_.max_calls, 1);
+  if (n == 1) return call;
+  return call + " " + repeat("( " + sep + " " + call + " )", 0, n - 1);
 }
 
 std::string Builder::json_list(const std::string& item, const std::string& hint) {
   std::string ws = primitive("ws");
-  return rule(hint, "\"[\" " + ws + " " + item + " ( " + ws + " \",\" " + ws + " " + item + " )* " + ws + " \"]\"");
+  return rule(hint, "\"[\" " + ws + " " + calls(item, ws + " \",\" " + ws) + " " + ws + " \"]\"");
 }
+
+std::string Builder::json_call_id() { return rule("call-id", "\"\\\"\" [a-zA-Z0-9_-]{1,40} \"\\\"\""); }
 
 std::string json_literal(std::string_view text) { return literal(compact_json(Value::string(text))); }
 
-std::optional<std::string> build(const Value& tools, const std::function<std::string(Builder& b)>& root_body) {
+std::optional<std::string> build(const Value& tools, const GrammarOptions& opts,
+                                 const std::function<std::string(Builder& b)>& root_body) {
   if (!has_named_tool(tools)) return std::nullopt;
-  Builder b;
+  Builder b(opts);
   b.rule("root", root_body(b));
   return b.str();
 }

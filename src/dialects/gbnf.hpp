@@ -5,10 +5,16 @@
 // Schemas: type (string, integer, number, boolean, null, array, object, or a list of them), enum,
 // const, properties + required (required properties first, then the optional ones, each in the
 // schema's order; additional properties are not allowed when properties are given), items, anyOf /
-// oneOf. Anything else ($ref, patterns, formats, bounds) is accepted as any JSON value of the
-// stated type (or any JSON value). Beyond the schema, a grammar fixes the key order (required
-// keys first, then the optional ones, as llama.cpp's json-schema-to-grammar does) and otherwise may
-// allow more than the schema. Whitespace between JSON tokens is free, as in llama.cpp's json.gbnf.
+// oneOf, minLength / maxLength of strings, minItems / maxItems of arrays. Anything else ($ref,
+// patterns, formats, numeric bounds) is accepted as any JSON value of the stated type (or any JSON
+// value). Beyond the schema, a grammar fixes the key order (required keys first, then the optional
+// ones, as llama.cpp's json-schema-to-grammar does) and otherwise may allow more than the schema.
+//
+// Everything outside the schema's own freedom is bounded, because a model constrained by the
+// grammar writes whatever it admits (a random-weight model eventually does): whitespace between
+// tokens is llama.cpp's json-schema-to-grammar `space` (nothing, one space, or one or two newlines
+// and up to 20 spaces or tabs), integer and fraction digits at most 16 as there, the number of
+// calls GrammarOptions::max_calls, reasoning text GrammarOptions::max_reasoning_chars.
 #pragma once
 
 #include <functional>
@@ -18,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dialects/dialect.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::dialects::gbnf {
@@ -34,10 +41,12 @@ bool has_named_tool(const Value& tools);
 class Builder;
 // A dialect's grammar: nullopt when `tools` names no function, else the rules `root_body` defines
 // with `root ::= <what it returns>`.
-std::optional<std::string> build(const Value& tools, const std::function<std::string(Builder& b)>& root_body);
+std::optional<std::string> build(const Value& tools, const GrammarOptions& opts,
+                                 const std::function<std::string(Builder& b)>& root_body);
 
 class Builder {
  public:
+  explicit Builder(const GrammarOptions& opts = {}) : opts_(opts) {}
   // Defines `name ::= body` (a name already taken by another body gets a numeric suffix); returns
   // the name used. Identical bodies share one rule.
   std::string rule(const std::string& name, const std::string& body);
@@ -66,7 +75,8 @@ class Builder {
   std::string function_parameter_call(const Value& tools, std::string_view open, std::string_view close);
   // Element-per-argument formats (XML-like tags): element(key, value) for each property of a tool's
   // parameters schema, required ones first then optional ones, each in schema order, separated by
-  // free whitespace. A string (or untyped) value is raw text up to `value_end`; other values are
+  // bounded whitespace. A string (or untyped) value is raw text up to `value_end` (at most maxLength
+  // code points when the schema says; such text cannot contain the first code point of `value_end`); other values are
   // JSON of their schema, with whitespace around. No properties: any number of elements with any key.
   using ArgElement = std::function<std::string(const std::string& key, const std::string& value)>;
   // `text_prefix` / `json_prefix` come before a raw-text / JSON value (a format that marks which it
@@ -81,18 +91,31 @@ class Builder {
   // Any text (possibly empty) that does not contain `stop`, byte for byte: a KMP automaton over the
   // code points of `stop`, one right-recursive rule per state.
   std::string until(std::string_view stop);
-  // An optional reasoning block, `open` text `close` whitespace; `open` itself is optional because a
-  // prompt may leave the model inside the block (reasoning forced open).
+  // The reasoning block the options allow, as a rule reference to put before the calls (empty when
+  // none): `open` text `close` whitespace, optional (Reasoning::Optional), or text `close`
+  // whitespace (Reasoning::Open). The text never contains `close` and is at most
+  // max_reasoning_chars pieces (piece_not_containing: a code point, or a prefix of `close` + one).
   std::string reasoning(std::string_view open, std::string_view close);
-  // "[" item ("," item)* "]" with free whitespace.
+  // `call`, then up to max_calls - 1 more, each after `sep`.
+  std::string calls(const std::string& call, const std::string& sep);
+  // "[" call ("," call){0, max_calls - 1} "]" with bounded whitespace (a list of calls).
   std::string json_list(const std::string& item, const std::string& hint);
-  // Free whitespace ([ \t\n]*).
+  // A call id the format lets the model write: a JSON string of 1 to 40 letters, digits, '_' or '-'.
+  std::string json_call_id();
+  // Whitespace between tokens, bounded as llama.cpp's `space`.
   std::string ws() { return primitive("ws"); }
+  const GrammarOptions& options() const { return opts_; }
   std::string json_string() { return primitive("string"); }
   // The grammar text: `root` first, then the other rules in definition order.
   std::string str() const;
 
  private:
+  // One code point other than the first of `stop` (bounded raw text: exactly one code point per
+  // repetition, so maxLength holds; such text cannot contain that code point).
+  std::string char_not_starting(std::string_view stop, const std::string& hint);
+  // A piece of text (one code point, or a proper prefix of `stop` and one more) such that no run of
+  // pieces contains `stop` (bounded reasoning).
+  std::string piece_not_containing(std::string_view stop, const std::string& hint);
   std::string primitive(const std::string& kind);  // ws, string, number, integer, boolean, null, json value
   std::string object(const Value& schema, const std::string& hint);
   // required items joined by sep, then each optional one; none required: any in-order subset.
@@ -103,6 +126,7 @@ class Builder {
                     const std::string& sep, const std::string& any_key, const std::string& any_value);
   std::string ordered(const std::vector<std::string>& req, const std::vector<std::string>& opt,
                       const std::string& sep, const std::string& hint);
+  GrammarOptions opts_;
   std::vector<std::pair<std::string, std::string>> rules_;
   std::map<std::string, std::string> by_body_;
   std::map<std::string, std::string, std::less<>> until_;  // stop text -> its state-0 rule

@@ -243,10 +243,10 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // One or more <|tool_call>call:NAME{…}<tool_call|>, the arguments written as JSON (which the parser
 // reads as well as the template's own <|"|> syntax), after an optional thought channel.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string call = b.name_then_args(tools, "<|tool_call>call:", "", "<tool_call|>");
-    return b.reasoning("<|channel>thought\n", "<channel|>") + " " + call + " ( " + b.ws() + " " + call + " )*";
+    return b.reasoning("<|channel>thought\n", "<channel|>") + " " + b.calls(call, b.ws());
   });
 }
 

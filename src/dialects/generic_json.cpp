@@ -103,11 +103,11 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<GenericParser>(o); }
 
 // {"tool_calls": [{"name", "arguments", "id"?}, …]} or {"tool_call": {…}}, after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
-    std::string id = b.rule("id-key", "( " + ws + " \",\" " + ws + " \"\\\"id\\\"\" " + ws + " \":\" " + ws + " " + b.json_string() + " )?");
+    std::string id = b.rule("id-key", "( " + ws + " \",\" " + ws + " \"\\\"id\\\"\" " + ws + " \":\" " + ws + " " + b.json_call_id() + " )?");
     std::string call = b.call_object(tools, "name", "arguments", id);
     std::string many = "\"{\" " + ws + " " + literal("\"tool_calls\"") + " " + ws + " \":\" " + ws + " " + b.json_list(call, "call-list") + " " + ws + " \"}\"";
     std::string one = "\"{\" " + ws + " " + literal("\"tool_call\"") + " " + ws + " \":\" " + ws + " " + call + " " + ws + " \"}\"";

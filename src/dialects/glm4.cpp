@@ -96,13 +96,12 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // NAME\n{json} segments (several joined by a newline or <|assistant|>), after an optional <think>
 // block; the <|observation|> stop token may end the output.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "", "\n");
-    return b.reasoning("<think>", "</think>") + " " + ws + " " + call + " ( ( " + ws + " | " + literal("<|assistant|>") + " ) " +
-                       call + " )* " + literal("<|observation|>") + "?";
+    return b.reasoning("<think>", "</think>") + " " + ws + " " + b.calls(call, "( " + ws + " | " + literal("<|assistant|>") + " )") + " " + literal("<|observation|>") + "?";
   });
 }
 

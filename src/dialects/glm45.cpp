@@ -54,8 +54,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 
 // <tool_call>NAME<arg_key>KEY</arg_key><arg_value>value</arg_value>…</tool_call>, after an optional
 // <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     auto arg = [&](const std::string& key, const std::string& value) {
@@ -66,7 +66,7 @@ std::optional<std::string> grammar(const Value& tools) {
       return literal("<tool_call>" + name) + " " + ws + " " + b.arg_elements(params, name + "-params", "</arg_value>", arg) +
              " " + ws + " " + literal("</tool_call>");
     });
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
   });
 }
 

@@ -266,12 +266,12 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // An optional analysis message, then a commentary message to functions.NAME with JSON arguments
 // (<|call|>, a stop token, may end it).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
-    std::string analysis = b.rule("analysis", "( " + literal("<|channel|>analysis<|message|>") + " " + b.until("<|end|>") + " " +
-                                                  literal("<|end|><|start|>assistant") + " )?");
+    // The analysis channel is gpt-oss's reasoning (bounded, and only when the options allow it).
+    std::string analysis = b.reasoning("<|channel|>analysis<|message|>", "<|end|><|start|>assistant");
     std::string call = b.name_then_args(tools, "<|channel|>commentary to=functions.", " <|constrain|>json<|message|>");
     return analysis + " " + call + " " + literal("<|call|>") + "?";
   });

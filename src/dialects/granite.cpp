@@ -42,8 +42,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 }
 
 // <|tool_call|>[{"name", "arguments"}, …] (Granite 3.x), after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     return b.reasoning("<think>", "</think>") + " " + literal("<|tool_call|>") + " " + b.json_list(b.call_object(tools), "call-list");

@@ -39,11 +39,11 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 }
 
 // One or more <tool_call> blocks (after an optional <think> block, possibly forced open), each a call object of a given tool.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.rule("tool-call", "\"<tool_call>\" " + ws + " " + b.call_object(tools) + " " + ws + " \"</tool_call>\"");
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
   });
 }
 

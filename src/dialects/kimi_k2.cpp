@@ -178,16 +178,16 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // Calls functions.NAME:IDX<|tool_call_argument_begin|>{json} inside the calls section, after an optional
 // <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.per_tool(tools, "call", [&](const std::string& name, const std::string& args) {
-      return literal("<|tool_call_begin|>functions." + name + ":") + " [0-9]+ " + literal("<|tool_call_argument_begin|>") + " " +
+      return literal("<|tool_call_begin|>functions." + name + ":") + " [0-9]{1,4} " + literal("<|tool_call_argument_begin|>") + " " +
              args + " " + literal("<|tool_call_end|>");
     });
-    return b.reasoning("<think>", "</think>") + " " + literal("<|tool_calls_section_begin|>") + " ( " + ws + " " + call +
-                       " )+ " + ws + " " + literal("<|tool_calls_section_end|>");
+    return b.reasoning("<think>", "</think>") + " " + literal("<|tool_calls_section_begin|>") + " " + ws + " " + b.calls(call, ws) + " " + ws + " " +
+           literal("<|tool_calls_section_end|>");
   });
 }
 

@@ -268,8 +268,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // The think block (forced open), the response, then <|open|>tools<|sep|> with one or more calls,
 // each argument an element whose type attribute says text ("string") or JSON.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     auto element = [&](const std::string& key, const std::string& value) {
@@ -281,8 +281,7 @@ std::optional<std::string> grammar(const Value& tools) {
              " " + literal(kCallClose);
     });
     std::string response = "( " + literal(kResponseOpen) + " " + b.until(kResponseClose) + " " + literal(kResponseClose) + " )?";
-    return b.reasoning(kThinkOpen, kThinkClose) + " " + response + " " + literal(kToolsOpen) + " " + call + " ( " + call +
-           " )* " + literal(kToolsClose);
+    return b.reasoning(kThinkOpen, kThinkClose) + " " + response + " " + literal(kToolsOpen) + " " + b.calls(call, "") + " " + literal(kToolsClose);
   });
 }
 

@@ -25,8 +25,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_llama3_p
 
 // One {"name": N, "parameters": {…}} object (optionally after <|python_tag|>), or
 // <|python_tag|>NAME.call(key=value, …) with Python literal values (the builtin tools' form).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string builtin = b.per_tool_params(tools, "builtin-call", [&](const std::string& name, const Value& params) {

@@ -12,8 +12,8 @@ int score(const std::string& src, const chat::Capabilities*) { return llama3_tem
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_llama3_parser(o, false); }
 
 // One {"name": N, "parameters": {…}} object, optionally after <|python_tag|>.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     return ws + " " + literal("<|python_tag|>") + "? " + b.call_object(tools, "name", "parameters");

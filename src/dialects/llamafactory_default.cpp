@@ -67,11 +67,11 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_react_parser(o, ReactStyle{false, true}); }
 
 // "Action: NAME\nAction Input: {json}", several joined by newlines.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.name_then_args(tools, "Action: ", "\nAction Input: ");
-    return call + " ( " + ws + " " + call + " )*";
+    return b.calls(call, ws);
   });
 }
 

@@ -77,8 +77,9 @@ int score_m3(const std::string& src, const chat::Capabilities*) {
 
 // <minimax:tool_call><invoke name="NAME"><parameter name="KEY">value</parameter>…</invoke>…
 // </minimax:tool_call>, after an optional reasoning block.
-std::optional<std::string> grammar_with(const Value& tools, std::string_view think_open, std::string_view think_close) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar_with(const Value& tools, const GrammarOptions& opts, std::string_view think_open,
+                                        std::string_view think_close) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     auto param = [&](const std::string& key, const std::string& value) {
@@ -88,13 +89,17 @@ std::optional<std::string> grammar_with(const Value& tools, std::string_view thi
       return literal("<invoke name=\"" + name + "\">") + " " + ws + " " +
              b.arg_elements(params, name + "-params", "</parameter>", param) + " " + ws + " " + literal("</invoke>");
     });
-    return b.reasoning(think_open, think_close) + " " + literal("<minimax:tool_call>") + " " + ws + " " + invoke + " ( " + ws +
-                       " " + invoke + " )* " + ws + " " + literal("</minimax:tool_call>");
+    return b.reasoning(think_open, think_close) + " " + literal("<minimax:tool_call>") + " " + ws + " " + b.calls(invoke, ws) + " " +
+           ws + " " + literal("</minimax:tool_call>");
   });
 }
 
-std::optional<std::string> grammar(const Value& tools) { return grammar_with(tools, "<think>", "</think>"); }
-std::optional<std::string> grammar_m3(const Value& tools) { return grammar_with(tools, "<mm:think>", "</mm:think>"); }
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return grammar_with(tools, opts, "<think>", "</think>");
+}
+std::optional<std::string> grammar_m3(const Value& tools, const GrammarOptions& opts) {
+  return grammar_with(tools, opts, "<mm:think>", "</mm:think>");
+}
 
 }  // namespace
 

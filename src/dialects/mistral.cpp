@@ -147,16 +147,16 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // v3/v7 [TOOL_CALLS][{"name", "arguments", "id"?}, …] or v11/v13 [TOOL_CALLS]NAME[CALL_ID]ID?[ARGS]{…}
 // repeated, after an optional [THINK] block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
-    std::string id = b.rule("id-key", "( " + ws + " \",\" " + ws + " \"\\\"id\\\"\" " + ws + " \":\" " + ws + " " + b.json_string() + " )?");
+    std::string id = b.rule("id-key", "( " + ws + " \",\" " + ws + " \"\\\"id\\\"\" " + ws + " \":\" " + ws + " " + b.json_call_id() + " )?");
     std::string list = literal("[TOOL_CALLS]") + " " + ws + " " + b.json_list(b.call_object(tools, "name", "arguments", id), "call-list");
     std::string named = b.per_tool(tools, "named-call", [&](const std::string& name, const std::string& args) {
-      return literal("[TOOL_CALLS]" + name) + " ( " + literal("[CALL_ID]") + " [a-zA-Z0-9]+ )? " + literal("[ARGS]") + " " + args;
+      return literal("[TOOL_CALLS]" + name) + " ( " + literal("[CALL_ID]") + " [a-zA-Z0-9]{9} )? " + literal("[ARGS]") + " " + args;
     });
-    return b.reasoning("[THINK]", "[/THINK]") + " ( " + list + " | " + named + " ( " + ws + " " + named + " )* )";
+    return b.reasoning("[THINK]", "[/THINK]") + " ( " + list + " | " + b.calls(named, ws) + " )";
   });
 }
 

@@ -35,8 +35,8 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 }
 
 // functools[{"name", "arguments"}, …] or <|tool_call|>[…]<|/tool_call|>, after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string list = b.json_list(b.call_object(tools), "call-list");

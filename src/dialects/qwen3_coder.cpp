@@ -49,11 +49,11 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 
 // <tool_call><function=NAME><parameter=KEY>value</parameter>…</function></tool_call>, parameters from
 // the schema (string values raw, others JSON), after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.function_parameter_call(tools, "<tool_call>", "</tool_call>");
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
   });
 }
 

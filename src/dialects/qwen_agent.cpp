@@ -245,14 +245,14 @@ namespace {
 
 // "✿FUNCTION✿: NAME\n✿ARGS✿: {json}" (more ✿ARGS✿ lines are more calls of that tool), several joined
 // by newlines, after an optional <think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.per_tool(tools, "call", [&](const std::string& name, const std::string& args) {
-      return literal("✿FUNCTION✿: " + name + "\n✿ARGS✿: ") + " " + args + " ( " + ws + " " + literal("✿ARGS✿: ") + " " + args + " )*";
+      return literal("✿FUNCTION✿: " + name + "\n✿ARGS✿: ") + " " + b.calls(args, ws + " " + literal("✿ARGS✿: "));
     });
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
   });
 }
 

@@ -45,15 +45,20 @@ std::string prompt(const Value& tools) {
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_react_parser(o, ReactStyle{true, false}); }
 
 // ["Thought: …\n"] "Action: NAME\nAction Input: {json}", several joined by newlines (JSON input only).
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
-    std::string thought = b.rule("thought", "( " + literal("Thought:") + " " + b.until("\n") + " \"\\n\" )?");
+    // The Thought line is ReAct's reasoning: bounded, and only when the options allow reasoning.
+    const GrammarOptions& o = b.options();
+    std::string thought = o.reasoning == GrammarOptions::Reasoning::None || o.max_reasoning_chars == 0
+                              ? std::string()
+                              : b.rule("thought", "( " + literal("Thought:") + " [^\\n]{0," + std::to_string(o.max_reasoning_chars) +
+                                                      "} \"\\n\" )?");
     std::string call = b.per_tool(tools, "call", [&](const std::string& name, const std::string& args) {
       return thought + " " + literal("Action: " + name + "\nAction Input: ") + " " + args;
     });
-    return call + " ( " + ws + " " + call + " )*";
+    return b.calls(call, ws);
   });
 }
 

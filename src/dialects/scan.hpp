@@ -102,7 +102,7 @@ class ParserBase : public StreamParser {
   void feed(std::string_view chunk, Sink& sink) final;
   void finish(Sink& sink) final;
 
-  // ---- a call streamed as it is read (design.md §3.2) ----
+  // ---- a call streamed as it is read (docs/design.md §3.2) ----
   // Announces a call (an empty id is generated; an UnknownTool warning first when it is not among
   // the tools); call_text() emits a piece of its arguments; close_call() ends it.
   void open_call(Sink& sink, std::string id, const std::string& name);

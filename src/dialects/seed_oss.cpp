@@ -48,11 +48,11 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_uni
 
 // <seed:tool_call><function=NAME><parameter=KEY>value</parameter>…</function></seed:tool_call>, after an
 // optional <seed:think> block.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     std::string ws = b.ws();
     std::string call = b.function_parameter_call(tools, "<seed:tool_call>", "</seed:tool_call>");
-    return b.reasoning("<seed:think>", "</seed:think>") + " " + call + " ( " + ws + " " + call + " )*";
+    return b.reasoning("<seed:think>", "</seed:think>") + " " + b.calls(call, ws);
   });
 }
 

@@ -34,12 +34,12 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
 
 // One or more <tool_call>{"name", "arguments"}</tool_call>, after an optional <think> block (forced open
 // by the tools template); the <_end> stop token may end the output.
-std::optional<std::string> grammar(const Value& tools) {
-  return gbnf::build(tools, [&](gbnf::Builder& b) {
+std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
+  return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.rule("tool-call", literal("<tool_call>") + " " + ws + " " + b.call_object(tools) + " " + ws + " " + literal("</tool_call>"));
-    return b.reasoning("<think>", "</think>") + " " + call + " ( " + ws + " " + call + " )* " + literal("<_end>") + "?";
+    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws) + " " + literal("<_end>") + "?";
   });
 }
 

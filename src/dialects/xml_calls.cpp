@@ -327,7 +327,7 @@ void XmlCallParser::body_end(Sink& sink) {
       return;
     default: {
       // What was streamed stands, unfinished; the whole-message result gives the call's text back
-      // as content (design.md §3.2, "a call cut short").
+      // as content (docs/design.md §3.2, "a call cut short").
       advance(rest().size());
       sink.on(ToolCallEnd{cur_});
       Warning w{WarningKind::TruncatedCall, "output ended inside a tool call"};

@@ -20,6 +20,15 @@ BackendKind backend_kind_from_name(const std::string& n) {
   throw Error(ErrorKind::ValueError, "unknown backend kind '" + n + "' (llamacpp, openai, ollama, ollama-chat)");
 }
 
+GrammarForm grammar_form_from_name(const std::string& n) {
+  if (n == "auto") return GrammarForm::Auto;
+  if (n == "none") return GrammarForm::None;
+  if (n == "llamacpp" || n == "llama.cpp") return GrammarForm::LlamaCpp;
+  if (n == "vllm") return GrammarForm::Vllm;
+  if (n == "sglang") return GrammarForm::Sglang;
+  throw Error(ErrorKind::ValueError, "unknown backend grammar form '" + n + "' (auto, none, llamacpp, vllm, sglang)");
+}
+
 const char* backend_kind_name(BackendKind k) {
   switch (k) {
     case BackendKind::LlamaCpp: return "llamacpp";
@@ -79,7 +88,7 @@ class HttpBackend final : public Backend {
  public:
   explicit HttpBackend(const Config& cfg)
       : url_(split_url(cfg.backend_url)),
-        proto_(protocol_for(cfg.backend_kind, url_.prefix)),
+        proto_(protocol_for(cfg.backend_kind, url_.prefix, cfg.backend_grammar)),
         model_(cfg.backend_model.empty() ? cfg.model_name : cfg.backend_model),
         limits_(cfg.limits),
         api_key_(cfg.backend_api_key),
@@ -107,7 +116,7 @@ class HttpBackend final : public Backend {
     return "";
   }
 
-  bool takes_grammar() const override { return proto_.grammar; }
+  bool takes_grammar() const override { return proto_.grammar != GrammarForm::None; }
   bool wants_messages() const override { return proto_.kind == BackendKind::OllamaChat; }
 
   GenResult generate(const GenRequest& gr, const std::function<bool(std::string_view)>& on_text) override {
@@ -125,7 +134,7 @@ class HttpBackend final : public Backend {
     std::string error_body;   // a non-2xx response's body (bounded)
     std::string whole;        // a non-streamed body
     GenResult result;
-    bool done = false, deadline_hit = false, too_long = false;
+    bool done = false, deadline_hit = false, too_long = false, not_sse = false;
     std::optional<ApiError> failure;  // thrown from inside the receiver, rethrown here
     size_t output_bytes = 0;
     LineSplitter lines(limits_.max_output_bytes + 4096);
@@ -152,7 +161,12 @@ class HttpBackend final : public Backend {
     auto on_line = [&](std::string_view line) -> bool {
       std::string_view payload = line;
       if (proto_.sse) {
-        if (line.rfind("data:", 0) != 0) return true;  // event:, id:, comments, blank lines
+        if (line.rfind("data:", 0) != 0) {  // event:, id:, comments, blank lines; anything else is not SSE
+          if (!line.empty() && line[0] != ':' && line.rfind("event:", 0) != 0 && line.rfind("id:", 0) != 0 &&
+              line.rfind("retry:", 0) != 0)
+            not_sse = true;
+          return true;
+        }
         payload = line.substr(5);
         if (!payload.empty() && payload[0] == ' ') payload.remove_prefix(1);
         if (payload == "[DONE]") { done = true; return true; }
@@ -244,6 +258,8 @@ class HttpBackend final : public Backend {
       return result;
     }
     if (!lines.rest().empty()) on_line(lines.rest());  // a last record without its newline
+    if (!done && not_sse && output_bytes == 0)
+      invalid_stream();
     if (!done)
       throw ApiError(502, "backend stream ended before the generation finished", "server_error", "", "backend_connection_lost");
     return result;
@@ -251,6 +267,10 @@ class HttpBackend final : public Backend {
 
  private:
   ApiError timeout(const std::string& msg) const { return ApiError(504, msg, "server_error", "", "backend_timeout"); }
+  [[noreturn]] void invalid_stream() const {
+    throw ApiError(502, std::string("backend (") + backend_kind_name(proto_.kind) + ") sent an invalid response: not an SSE stream",
+                   "server_error", "", "backend_invalid_response");
+  }
 
   // One client per worker thread (cpp-httplib clients are not thread-safe), kept alive between
   // requests; a new Backend (serial) replaces the old one.

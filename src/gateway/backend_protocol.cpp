@@ -55,10 +55,27 @@ Value openai_response_format(const ResponseFormat& rf) {
   return f;
 }
 
+// The grammar in the field the backend reads it from.
+void grammar_field(Value& b, const GenRequest& r, GrammarForm form) {
+  if (r.grammar.empty()) return;
+  switch (form) {
+    case GrammarForm::LlamaCpp: put(b, "grammar", Value::string(r.grammar)); break;
+    case GrammarForm::Vllm: {
+      Value so = Value::dict();
+      put(so, "grammar", Value::string(r.grammar));
+      put(b, "structured_outputs", so);
+      break;
+    }
+    case GrammarForm::Sglang: put(b, "ebnf", Value::string(r.grammar)); break;
+    case GrammarForm::Auto:
+    case GrammarForm::None: break;
+  }
+}
+
 }  // namespace
 
-Protocol protocol_for(BackendKind kind, const std::string& prefix) {
-  Protocol p{kind, prefix, true, false};
+Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm form) {
+  Protocol p{kind, prefix, true, GrammarForm::None};
   auto join = [&](const std::string& path) {
     // An OpenAI base URL usually ends in /v1 already.
     if (prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "/v1") == 0 && path.rfind("/v1/", 0) == 0)
@@ -66,8 +83,14 @@ Protocol protocol_for(BackendKind kind, const std::string& prefix) {
     return prefix + path;
   };
   switch (kind) {
-    case BackendKind::LlamaCpp: p.path = join("/completion"); p.grammar = true; break;
-    case BackendKind::OpenAI: p.path = join("/v1/completions"); break;
+    case BackendKind::LlamaCpp:
+      p.path = join("/completion");
+      p.grammar = form == GrammarForm::Auto ? GrammarForm::LlamaCpp : form;
+      break;
+    case BackendKind::OpenAI:
+      p.path = join("/v1/completions");
+      p.grammar = form == GrammarForm::Auto ? GrammarForm::None : form;
+      break;
     case BackendKind::OllamaGenerate: p.path = join("/api/generate"); p.sse = false; break;
     case BackendKind::OllamaChat: p.path = join("/api/chat"); p.sse = false; break;
   }
@@ -84,7 +107,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       put(b, "stream", Value::boolean(r.stream));
       put(b, "cache_prompt", Value::boolean(true));
       sampling(b, r);
-      if (!r.grammar.empty()) put(b, "grammar", Value::string(r.grammar));
+      grammar_field(b, r, grammar);
       if (r.response_format.kind != ResponseFormat::Text) put(b, "json_schema", structured_schema(r.response_format));
       break;
     case BackendKind::OpenAI:
@@ -99,6 +122,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
         put(b, "stream_options", so);
       }
       sampling(b, r);
+      grammar_field(b, r, grammar);
       if (r.response_format.kind != ResponseFormat::Text) put(b, "response_format", openai_response_format(r.response_format));
       break;
     case BackendKind::OllamaGenerate:
@@ -149,8 +173,17 @@ Record Protocol::read(std::string_view text) const {
       const Value* stop = at(v, "stop");
       r.done = stop && stop->is_bool() && stop->as_bool();
       if (r.done) {
+        // llama-server names why it stopped in stop_type ("eos", "word", "limit": n_predict or the
+        // context's end; "none" when it did not stop by itself); servers before it (b4xxx) had
+        // the stopped_eos / stopped_word / stopped_limit booleans.
+        const Value* type = at(v, "stop_type");
         const Value* lim = at(v, "stopped_limit");
-        r.finish_reason = lim && lim->is_bool() && lim->as_bool() ? "length" : "stop";
+        if (type && type->is_str() && (type->str() == "eos" || type->str() == "word"))
+          r.finish_reason = "stop";
+        else if (type && type->is_str() && type->str() == "limit")
+          r.finish_reason = "length";
+        else
+          r.finish_reason = lim && lim->is_bool() && lim->as_bool() ? "length" : "stop";
         r.prompt_tokens = int_or(at(v, "tokens_evaluated"), -1);
         r.completion_tokens = int_or(at(v, "tokens_predicted"), -1);
       }

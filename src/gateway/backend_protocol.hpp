@@ -20,7 +20,7 @@ struct Protocol {
   BackendKind kind;
   std::string path;            // appended to the backend URL's prefix
   bool sse = true;             // streamed as SSE (else NDJSON)
-  bool grammar = false;        // the body can carry a GBNF grammar
+  GrammarForm grammar = GrammarForm::None;  // how the body carries a GBNF grammar (None: it cannot)
 
   // The JSON request body.
   std::string body(const GenRequest& req, const std::string& model) const;
@@ -28,6 +28,7 @@ struct Protocol {
   Record read(std::string_view json_text) const;
 };
 
-Protocol protocol_for(BackendKind kind, const std::string& prefix);
+// `form` Auto resolves per kind (see GrammarForm); the Ollama kinds take no grammar.
+Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm form = GrammarForm::Auto);
 
 }  // namespace toolchat::gateway

@@ -151,8 +151,12 @@ Gateway::Gateway(const Config& cfg) : cfg_(cfg) {
 
 Gateway::~Gateway() = default;
 
-bool Gateway::needs_whole_answer(const ChatRequest& req) {
-  return req.tool_choice.kind == ToolChoice::Required || req.tool_choice.kind == ToolChoice::Named || req.wants_json();
+bool Gateway::constrained(const ChatRequest& req) {
+  return req.tool_choice.kind == ToolChoice::Required || req.tool_choice.kind == ToolChoice::Named;
+}
+
+bool Gateway::grammar_guarantees(const ChatRequest& req) const {
+  return constrained(req) && backend_->takes_grammar() && prompts_->dialect().grammar;
 }
 
 Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& extra, dialects::Sink& out,
@@ -174,8 +178,13 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   g.stream = stream_backend;
   g.deadline = deadline;
   g.response_format = req.response_format;
-  if (needs_whole_answer(req) && backend_->takes_grammar() && d.grammar)
-    if (auto gr = d.grammar(grammar_tools(req))) g.grammar = *gr;
+  if (grammar_guarantees(req)) {
+    dialects::GrammarOptions go;
+    go.max_calls = req.parallel_tool_calls ? kMaxParallelCalls : 1;
+    using R = dialects::GrammarOptions::Reasoning;
+    go.reasoning = p.reasoning_open ? R::Open : p.thinking ? R::Optional : R::None;
+    if (auto gr = d.grammar(grammar_tools(req), go)) g.grammar = *gr;
+  }
 
   dialects::ParseOptions po;
   po.tools = tools;
@@ -210,13 +219,17 @@ void Gateway::account(const Outcome& o) {
   metrics_.completion_tokens += static_cast<uint64_t>(std::max<int64_t>(0, o.usage.completion_tokens));
 }
 
-Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline) {
-  auto always = [] { return true; };
+Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline, const std::function<bool()>& client_ok) {
   Outcome o;
   for (int round = 0; round < 2; ++round) {
     dialects::EventLog log;
-    Attempt a = attempt(req, round ? stricter_instruction(req) : std::string(), log, always, deadline,
-                        /*stream_backend=*/false);
+    Attempt a = attempt(req, round ? stricter_instruction(req) : std::string(), log, client_ok, deadline,
+                        /*stream_backend=*/true);
+    if (a.client_gone) {
+      account(o);
+      throw ApiError(499, "the client closed the connection before the answer was complete", "invalid_request_error", "",
+                     "client_disconnected");
+    }
     o.usage.prompt_tokens += a.gen.prompt_tokens;
     o.usage.completion_tokens += a.gen.completion_tokens;
     // A call the request's own max_tokens cut short is the answer asked for, not a model fault

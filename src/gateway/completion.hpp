@@ -7,13 +7,19 @@
 //                         the answer is checked (502 response_format_not_honoured), so these too
 //                         stream only once the answer is known
 //   tool_choice required / named
-//                         the backend's grammar when it takes one and the dialect provides one; the
-//                         result is checked in every case, a non-complying answer is retried once
-//                         with a stricter instruction, then refused (502 tool_choice_not_honoured).
-//                         Checking needs the whole answer, so these requests stream only once the
-//                         answer is known (the chunks are the same).
+//                         when the backend takes a grammar and the dialect provides one, the grammar
+//                         (one call, or at most kMaxParallelCalls; no text before it; reasoning only
+//                         when the template thinks) guarantees the call: streamed as generated. Else
+//                         (no grammar) the answer is checked, a non-complying one retried once with a
+//                         stricter instruction, then refused (502 tool_choice_not_honoured); checking
+//                         needs the whole answer, so such requests stream only once it is known.
+//                         Non-streaming answers are checked either way (a grammar-bound answer can
+//                         still be cut by max_tokens).
 //   parallel_tool_calls false
 //                         at most one call: the generation is cancelled when a second one begins
+// The backend is always asked to stream, so that --backend-timeout bounds the silence between two
+// pieces rather than the whole generation, and a client that goes away (streaming or not) cancels
+// the backend's generation.
 #pragma once
 
 #include <chrono>
@@ -30,6 +36,9 @@
 namespace toolchat::gateway {
 
 using Clock = std::chrono::steady_clock;
+
+// The most calls a grammar admits in one answer when parallel_tool_calls is true.
+inline constexpr size_t kMaxParallelCalls = 8;
 
 struct Outcome {
   std::vector<dialects::Event> events;  // as the client sees them (after the tool policy)
@@ -48,11 +57,21 @@ class Gateway {
   // "" when the backend can serve now, else why not (GET /health).
   std::string backend_problem() { return backend_->probe(); }
 
-  // Whether the answer must be complete before anything is sent (tool_choice required / named,
-  // response_format).
-  static bool needs_whole_answer(const ChatRequest& req);
+  // tool_choice required or named.
+  static bool constrained(const ChatRequest& req);
+  // Whether the backend's grammar guarantees the call (constrained, and both the backend and the
+  // dialect do grammars).
+  bool grammar_guarantees(const ChatRequest& req) const;
+  // Whether the answer must be complete before anything is sent: constrained without a grammar,
+  // or response_format (the answer is checked before it is sent).
+  bool needs_whole_answer(const ChatRequest& req) const {
+    return (constrained(req) && !grammar_guarantees(req)) || req.wants_json();
+  }
   // The whole answer (non-streaming requests, and streaming ones that need_whole_answer).
-  Outcome run_whole(const ChatRequest& req, Clock::time_point deadline);
+  // client_ok is polled while the backend generates; once false the generation is cancelled and
+  // ApiError 499 (client_disconnected) thrown.
+  Outcome run_whole(const ChatRequest& req, Clock::time_point deadline,
+                    const std::function<bool()>& client_ok = [] { return true; });
   // Streams chunks as the backend produces them. A failure (even after chunks were sent) is thrown
   // as ApiError; the caller ends the stream with it (ChunkWriter::fail). Returns the usage and
   // finish reason (events stay empty: they went to `out`).

@@ -221,6 +221,12 @@ Prompt PromptBuilder::build(const ChatRequest& req, const Value& tools, const st
                    "invalid_request_error", "messages", "template_refused");
   }
   p.reasoning_open = dialects::prompt_opens_reasoning(p.text);
+  if (caps_.thinking_switch) {
+    const Value* on = get(req.template_kwargs, "enable_thinking");
+    p.thinking = !(on && on->is_bool() && !on->as_bool());
+  } else {
+    p.thinking = caps_.renders_reasoning_content;
+  }
   return p;
 }
 

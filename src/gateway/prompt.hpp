@@ -22,6 +22,9 @@ struct Prompt {
   std::string text;                 // completion backends
   Value chat_messages;              // ollama-chat: [{role, content}] (tools injected as text)
   bool reasoning_open = false;      // the prompt ends inside a reasoning block (<think>)
+  // The model may think before answering: the template switches thinking (enable_thinking) and
+  // it is not switched off, or it has no switch but renders reasoning (a thinking family).
+  bool thinking = false;
   std::vector<std::string> stop;    // the request's stop strings + the dialect's
 };
 

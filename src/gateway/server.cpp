@@ -14,6 +14,7 @@
 
 #include "gateway/access_log.hpp"
 #include "gateway/api_error.hpp"
+#include "gateway/client_watch.hpp"
 #include "gateway/completion.hpp"
 #include "gateway/http_server.hpp"
 #include "gateway/stream_job.hpp"
@@ -87,7 +88,8 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
     t_log.stream = req->stream;
     res.set_header("X-Request-Id", meta.id);
     if (!req->stream) {
-      Outcome o = gw.run_whole(*req, deadline);
+      ClientWatch watch(hreq);
+      Outcome o = gw.run_whole(*req, deadline, [&] { return watch.alive(); });
       dialects::ParsedMessage pm = dialects::collect(o.events);
       res.set_content(completion_json(meta, pm, o.finish_reason, o.usage), "application/json");
       m.latency_chat.observe(since(t0));
@@ -103,8 +105,9 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
     std::shared_ptr<Outcome> whole;
     std::shared_ptr<StreamJob> job;
     auto summary = std::make_shared<AccessRecord>();  // filled by the job's thread, read after it ends
-    if (Gateway::needs_whole_answer(*req)) {
-      whole = std::make_shared<Outcome>(gw.run_whole(*req, deadline));
+    if (gw.needs_whole_answer(*req)) {
+      ClientWatch watch(hreq);
+      whole = std::make_shared<Outcome>(gw.run_whole(*req, deadline, [&] { return watch.alive(); }));
     } else {
       job = std::make_shared<StreamJob>([&gw, req, meta, t0, deadline, summary](const std::function<bool(std::string_view)>& write) {
         Metrics& m = gw.metrics();

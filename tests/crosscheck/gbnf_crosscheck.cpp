@@ -71,10 +71,16 @@ int main(int argc, char** argv) {
   size_t written = 0;
   for (const dialects::Dialect* d : dialects::all()) {
     for (const auto& [label, tools] : tool_sets(src, *d, rich)) {
-      std::optional<std::string> g = d->grammar(tools);
-      if (!g) continue;
-      std::ofstream(work / (std::string(d->name) + "." + label + ".gbnf"), std::ios::binary) << *g;
-      ++written;
+      // What the gateway asks for: one call, or several with thinking on (every bounded form).
+      dialects::GrammarOptions one, many;
+      many.max_calls = 8;
+      many.reasoning = dialects::GrammarOptions::Reasoning::Optional;
+      for (const auto& [suffix, opts] : {std::pair{"", one}, std::pair{".parallel", many}}) {
+        std::optional<std::string> g = d->grammar(tools, opts);
+        if (!g) continue;
+        std::ofstream(work / (std::string(d->name) + "." + label + suffix + ".gbnf"), std::ios::binary) << *g;
+        ++written;
+      }
     }
   }
   std::string cmd = "node " + shell_quote((src / "tests/tools/gbnf_check.mjs").string()) + " " + shell_quote(work.string());

@@ -170,6 +170,9 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
   check(Array.isArray(b.messages) && b.messages[0].role === 'system' && b.messages[0].content.includes('get_weather'), 'ollama-chat: tool prompt in the system message', b.messages?.[0]);
 }
 
+// llama-server before stop_type (b4xxx) said stopped_limit: still read as finish_reason length.
+await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_legacy');
+
 // ollama-chat needs no template when the dialect is named (Ollama applies the model's own).
 {
   const gw = await start(args.toolchat, ['serve', '--backend', beUrl, '--backend-kind', 'ollama-chat', '--dialect', 'hermes', '--port', '0', '--threads', '8', '--model-name', SERVED]);
@@ -277,10 +280,12 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
   await c.chat.completions.create(ask('hermes_text_and_call', { tool_choice: { type: 'function', function: { name: 'get_time' } } })).catch(() => {});
   const gn = (await lastBody()).grammar ?? '';
   check(gn.includes('"\\"get_time\\""') && !gn.includes('"\\"get_weather\\""'), 'named tool_choice: the grammar allows only that tool', gn.slice(0, 300));
-  const reqS = await streamed(c, ask('complies_on_retry', { tool_choice: 'required' }));
-  check(isDeepStrictEqual(callsOf(reqS.calls), [['get_weather', { city: 'Paris' }]]), 'tool_choice required (stream): the complying answer', reqS);
+  // A backend without a grammar (openai kind, --backend-grammar auto): streams are checked first.
+  const reqS = await streamed(client(gwO.port), ask('complies_on_retry', { tool_choice: 'required' }));
+  check(isDeepStrictEqual(callsOf(reqS.calls), [['get_weather', { city: 'Paris' }]]), 'tool_choice required (stream, no grammar): the complying answer', reqS);
+  check(!('grammar' in (await lastBody())) && !('ebnf' in (await lastBody())) && !('structured_outputs' in (await lastBody())), 'openai kind by default: no grammar field');
   await expectError('tool_choice required, never complies', c.chat.completions.create(ask('never_complies', { tool_choice: 'required' })), 502, 'tool_choice_not_honoured');
-  await expectError('tool_choice required, never complies (stream)', streamed(c, ask('never_complies', { tool_choice: 'required' })), 502, 'tool_choice_not_honoured');
+  await expectError('tool_choice required, never complies (stream, no grammar)', streamed(client(gwO.port), ask('never_complies', { tool_choice: 'required' })), 502, 'tool_choice_not_honoured');
   const named = await whole(c, ask('wrong_tool', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
   check(isDeepStrictEqual(callsOf(named.calls), [['get_weather', { city: 'Paris' }]]), 'named tool_choice: a call to another tool is retried', named);
   const okNamed = await whole(c, ask('hermes_text_and_call', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
@@ -290,6 +295,53 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
   const oneS = await streamed(c, ask('hermes_two', { parallel_tool_calls: false }));
   check(isDeepStrictEqual(callsOf(one.calls), [['get_weather', { city: 'Paris' }]]) && one.finish === 'tool_calls', 'parallel_tool_calls false: one call', one);
   check(isDeepStrictEqual(callsOf(oneS.calls), [['get_weather', { city: 'Paris' }]]) && oneS.finish === 'tool_calls', 'parallel_tool_calls false (stream): one call', oneS);
+}
+
+// 4b. tool_choice on a backend that takes the grammar: the call streams as generated (the backend
+// below sends the call, then neither ends the generation nor sends more; the client must get the
+// call meanwhile), the
+// grammar bounds the number of calls, --backend-timeout is the longest silence (not the whole
+// generation), a non-streaming client that leaves cancels the generation, and every grammar form.
+{
+  const r = await fetch(`http://127.0.0.1:${gwL.port}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ...ask('call_then_hang', { tool_choice: 'required' }), stream: true }), signal: AbortSignal.timeout(20_000) });
+  const reader = r.body.getReader();
+  let sse = '';
+  try {
+    while (!sse.includes('"tool_calls"')) { const { value, done } = await reader.read(); if (done) break; sse += new TextDecoder().decode(value); }
+  } catch { /* timed out: checked below */ }
+  check(r.status === 200 && sse.includes('"name":"get_weather"'), 'tool_choice required with a grammar: the call streams while the backend still generates', sse.slice(0, 300));
+  reader.cancel().catch(() => {});
+
+  const one = (await lastBody()).grammar ?? '';
+  await client(gwL.port).chat.completions.create(ask('hermes_two', { tool_choice: 'required', parallel_tool_calls: false }));
+  const single = (await lastBody()).grammar ?? '';
+  check(/\{0,7\}/.test(one) && !/\{0,7\}/.test(single) && !/\)[*+]/.test(single.split('\n')[0]),
+    'tool_choice grammar: at most 8 calls, exactly one with parallel_tool_calls false', [one.split('\n')[0], single.split('\n')[0]]);
+
+  const gwT = await gateway(beUrl, 'llamacpp', ['--backend-timeout', '1']);
+  const slow = await whole(client(gwT.port), ask('slow_call', { tool_choice: 'required' }));
+  check(isDeepStrictEqual(callsOf(slow.calls), [['get_weather', { city: 'Paris' }]]), '--backend-timeout 1: a 3 s generation with short pauses completes (non-streaming tool_choice)', slow);
+
+  const before = (await stats()).cancelled;
+  const ac = new AbortController();
+  const pending = fetch(`http://127.0.0.1:${gwL.port}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(ask('slow_stream')), signal: ac.signal }).catch(() => {});
+  await new Promise((res) => setTimeout(res, 400));
+  ac.abort();
+  await pending;
+  let cancelled = false;
+  for (let i = 0; i < 100 && !cancelled; i++) { await new Promise((res) => setTimeout(res, 100)); cancelled = (await stats()).cancelled > before; }
+  check(cancelled, 'client disconnect (not streaming): the backend generation was cancelled');
+
+  for (const [form, field] of [['llamacpp', (b) => b.grammar], ['vllm', (b) => b.structured_outputs?.grammar], ['sglang', (b) => b.ebnf]]) {
+    const gw = await gateway(`${beUrl}/v1`, 'openai', ['--backend-grammar', form]);
+    await client(gw.port).chat.completions.create(ask('hermes_two', { tool_choice: 'required' }));
+    const b = await lastBody();
+    const g = field(b) ?? '';
+    const others = ['grammar', 'ebnf', 'structured_outputs'].filter((k) => k in b).length;
+    check(g.startsWith('root ::= ') && g.includes('"<tool_call>"') && others === 1, `openai kind, --backend-grammar ${form}: the grammar in that form only`, Object.keys(b));
+  }
 }
 
 // 5. Multi-turn: a tool result rendered by the template.
@@ -395,7 +447,8 @@ for (const [label, gw] of [['llamacpp', gwL], ['openai', gwO], ['ollama', gwG], 
   await expectError('backend refused (stream): an HTTP status, nothing was sent yet', streamed(client(dead.port), ask('plain')), 502, 'backend_unreachable');
   const c = client(gwL.port);
   await expectError('backend garbage', c.chat.completions.create(ask('garbage')), 502, 'backend_invalid_response');
-  await expectError('backend garbage (stream)', streamed(c, ask('garbage')), 502, 'backend_connection_lost');
+  // A 200 whose body is not an SSE stream is an invalid response, streaming or not (the backend is always asked to stream).
+  await expectError('backend garbage (stream)', streamed(c, ask('garbage')), 502, 'backend_invalid_response');
   await expectError('backend HTTP 500 (stream)', streamed(c, ask('server_error')), 502, 'backend_error');
   await expectError('backend HTTP 500', c.chat.completions.create(ask('server_error')), 502, 'backend_error');
   await expectError('backend HTTP 400', c.chat.completions.create(ask('backend_400')), 400, 'backend_rejected');

@@ -10,7 +10,9 @@
 //   "hang_after": stop after this many bytes and wait (pinging) until the client goes away,
 //   "status": HTTP status to fail with, "body": a raw body to send instead (garbage),
 //   "finish": "stop"|"length", "when": text, "then": output used instead when the prompt holds `when`,
-//   "retry_after": Retry-After header sent with "status"}.
+//   "retry_after": Retry-After header sent with "status";
+//   "legacy_stop": true to answer llama.cpp's /completion with the stopped_* booleans of servers
+//   before stop_type (current llama-server: stop_type "eos"/"limit" and truncated)}.
 // GET /_last returns the last request body; GET /_last_auth its Authorization header; GET /_stats
 // {"requests", "cancelled"}; GET /health {"status": "ok"}. With --tls-cert FILE --tls-key FILE it
 // serves https; with --require-key KEY every route but /_* answers 401 without "Bearer KEY".
@@ -56,6 +58,7 @@ enum class Kind { LlamaCpp, OpenAI, OllamaGenerate, OllamaChat };
 
 struct Plan {
   std::string text, finish = "stop", body, retry_after;
+  bool legacy_stop = false;
   size_t chunk = 4;
   int64_t delay_ms = 0, sleep_ms = 0, die_after = -1, hang_after = -1, status = 200, prompt_tokens = 0;
 };
@@ -87,6 +90,8 @@ Plan plan_for(const std::string& prompt) {
   p.hang_after = int_or(*s, "hang_after", -1);
   p.status = int_or(*s, "status", 200);
   p.retry_after = str_or(*s, "retry_after", "");
+  const Value* legacy = get(*s, "legacy_stop");
+  p.legacy_stop = legacy && legacy->is_bool() && legacy->as_bool();
   return p;
 }
 
@@ -107,10 +112,15 @@ std::string record(Kind k, const std::string& piece, bool done, const Plan& p, s
   std::string usage_p = std::to_string(p.prompt_tokens), usage_c = std::to_string(npieces);
   switch (k) {
     case Kind::LlamaCpp:
-      return "{\"content\":" + jstr(piece) + ",\"stop\":" + (done ? "true" : "false") +
-             (done ? ",\"stopped_limit\":" + std::string(p.finish == "length" ? "true" : "false") +
-                         ",\"tokens_evaluated\":" + usage_p + ",\"tokens_predicted\":" + usage_c
-                   : "") + "}";
+    {
+      std::string why = !done ? ""
+                        : p.legacy_stop ? ",\"stopped_eos\":" + std::string(p.finish == "length" ? "false" : "true") +
+                                              ",\"stopped_limit\":" + std::string(p.finish == "length" ? "true" : "false")
+                                        : ",\"stop_type\":" + std::string(p.finish == "length" ? "\"limit\"" : "\"eos\"") +
+                                              ",\"truncated\":false";
+      return "{\"content\":" + jstr(piece) + ",\"stop\":" + (done ? "true" : "false") + why +
+             (done ? ",\"tokens_evaluated\":" + usage_p + ",\"tokens_predicted\":" + usage_c : "") + "}";
+    }
     case Kind::OpenAI:
       return "{\"id\":\"cmpl-scripted\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":" + jstr(piece) +
              ",\"finish_reason\":" + (done ? jstr(p.finish) : "null") + "}]" +

@@ -1,5 +1,5 @@
 // `toolchat serve` streams a tool call while the model writes it, and answers a call cut short by
-// max_tokens by the one truncation rule (issue 12 §1, §2; design.md §3.2 "a call cut short").
+// max_tokens by the one truncation rule (issue 12 §1, §2; docs/design.md §3.2 "a call cut short").
 // A scripted backend (scripted_backend) plays the model:
 //  1. a hermes call with a 4 KB string argument, sent in 8-byte pieces, after which the backend stops
 //     sending halfway through the value and waits: the client must already hold the call's name and

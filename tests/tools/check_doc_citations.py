@@ -13,7 +13,8 @@ file outside third-party data (tests/corpus/, tests/dialects/templates/):
     issue's and is not checked;
   - outside docs/, the project's documents are cited with their path (`docs/dialects.md`, not
     `dialects.md`), and nothing cites the reference material outside the repository
-    (`../shared`, `/work/shared`).
+    (`../shared/docs`, its corpus and oracle; `../shared/third_party`, a test dependency built like
+    a Debian package, may be named).
 Exit status 0 when every citation holds, 1 otherwise (one line per problem: file:line: what).
 Standard library only; any python3 runs it.
 """
@@ -36,7 +37,7 @@ DOC_RE = re.compile(r"(?<![\w/.-])((?:\.\./)*(?:docs/)?)([A-Za-z0-9_-]+)\.md\b")
 SECTION_RE = re.compile(r"§\s*(\d+(?:\.\d+)*)(?:\s*[-–]\s*(\d+(?:\.\d+)*))?")
 # "issue 12 §6": a section of an issue, not of a document.
 ISSUE_RE = re.compile(r"\bissues?\s*#?\d+")
-OUTSIDE_RE = re.compile(r"(\.\./shared\b|/work/shared\b|shared docs/)")
+OUTSIDE_RE = re.compile(r"(\.\./shared/(?:docs|corpus|oracle)\b|/work/shared/(?:docs|corpus|oracle)\b|shared docs/)")
 HEADING_RE = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?(?:\s|$)")
 
 
@@ -181,6 +182,8 @@ def self_test():
             "// dialects.md §1": 1,
             "// docs/nothing.md": 1,
             "// see /work/shared/docs/x.md": 1,
+            "// see ../shared/docs/dialects.md": 1,
+            "# built from ../shared/third_party/llama.cpp-x.tar.gz": 0,
             "// docs/dialects.md\n// (§2)": 0,
             "// docs/dialects.md\n//\n//\n// §2": 1,
             "// issue 12 §6": 0,

@@ -1,6 +1,7 @@
 // A small GBNF matcher for tests, written from llama.cpp's grammar format (grammars/README.md):
 // one rule per line (`name ::= body`), literals, character classes (over UTF-8 code points, with
-// \\x \\u \\U \\n \\t \\r escapes), rule references, groups, alternatives and the * + ? operators.
+// \\x \\u \\U \\n \\t \\r escapes), rule references, groups, alternatives, the * + ? operators and
+// the {m} {m,} {m,n} repetitions.
 // matches() says whether the whole text derives from `root`: a set-of-end-positions recogniser
 // memoised per (rule, position), so ambiguity costs nothing and right recursion is fine.
 #pragma once
@@ -31,11 +32,12 @@ inline std::pair<uint32_t, size_t> decode(const std::string& s, size_t pos) {
 }
 
 struct Node {
-  enum Kind { Lit, Class, Ref, Seq, Alt, Star, Plus, Opt } kind;
+  enum Kind { Lit, Class, Ref, Seq, Alt, Star, Plus, Opt, Rep } kind;
   explicit Node(Kind k) : kind(k) {}
   std::string text;                            // Lit: bytes; Ref: rule name
   std::vector<std::pair<uint32_t, uint32_t>> ranges;
   bool negated = false;
+  size_t min = 0, max = 0;                     // Rep: {min,max}; max SIZE_MAX when open
   std::vector<std::unique_ptr<Node>> kids;
 };
 
@@ -106,7 +108,22 @@ class Grammar {
       if (i_ >= s_.size() || s_[i_] == '|' || s_[i_] == ')') return q;
       auto p = primary();
       skip();
-      while (i_ < s_.size() && (s_[i_] == '*' || s_[i_] == '+' || s_[i_] == '?')) {
+      while (i_ < s_.size() && (s_[i_] == '*' || s_[i_] == '+' || s_[i_] == '?' || s_[i_] == '{')) {
+        if (s_[i_] == '{') {
+          auto w = std::make_unique<Node>(Node(Node::Rep));
+          size_t close = s_.find('}', i_);
+          if (close == std::string::npos) throw std::runtime_error("unclosed { in " + s_);
+          std::string spec = s_.substr(i_ + 1, close - i_ - 1);
+          size_t comma = spec.find(',');
+          w->min = std::stoul(spec.substr(0, comma));
+          w->max = comma == std::string::npos ? w->min
+                   : comma + 1 == spec.size() ? SIZE_MAX : std::stoul(spec.substr(comma + 1));
+          if (w->max < w->min) throw std::runtime_error("bad repetition {" + spec + "}");
+          w->kids.push_back(std::move(p));
+          p = std::move(w);
+          i_ = close + 1;
+          continue;
+        }
         auto w = std::make_unique<Node>(Node(s_[i_] == '*' ? Node::Star : s_[i_] == '+' ? Node::Plus : Node::Opt));
         w->kids.push_back(std::move(p));
         p = std::move(w);
@@ -187,6 +204,26 @@ class Grammar {
         out = ends(*n.kids[0], pos);
         out.insert(pos);
         break;
+      case Node::Rep: {
+        // Positions after exactly k repetitions, k = 0 .. max; those with k >= min are ends.
+        std::set<size_t> cur{pos};
+        if (n.min == 0) out.insert(pos);
+        std::set<size_t> seen_open;  // for open repetitions past min: positions already expanded
+        for (size_t k = 1; k <= n.max && !cur.empty(); ++k) {
+          std::set<size_t> next;
+          for (size_t p : cur) for (size_t e : ends(*n.kids[0], p)) next.insert(e);
+          if (k >= n.min) {
+            if (n.max == SIZE_MAX) {
+              std::set<size_t> fresh;
+              for (size_t e : next) if (seen_open.insert(e).second) fresh.insert(e);
+              next = std::move(fresh);
+            }
+            out.insert(next.begin(), next.end());
+          }
+          cur = std::move(next);
+        }
+        break;
+      }
       case Node::Star:
       case Node::Plus: {
         std::set<size_t> frontier = n.kind == Node::Star ? std::set<size_t>{pos} : ends(*n.kids[0], pos);

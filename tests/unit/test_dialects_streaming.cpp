@@ -1,5 +1,5 @@
 // Calls stream as they are written (issue 12 §1), one truncation rule (§2) and JSON text kept
-// exactly (§6): the streaming JSON reader against the slow path (json::parse + compact_json), and,
+// exactly (issue 12 part 6): the streaming JSON reader against the slow path (json::parse + compact_json), and,
 // per dialect, a call with a long string argument fed one byte at a time.
 #include <gtest/gtest.h>
 
@@ -198,7 +198,7 @@ TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
 }
 
 TEST(DialectStreaming, CutShortCallStreamsThenIsContentInTheWholeResult) {
-  // §2: the output ends inside the call's value. Events: what was streamed, tool_call_end, a
+  // Issue 12 part 2: the output ends inside the call's value. Events: what was streamed, tool_call_end, a
   // truncated_call warning; whole result: the call's text as content, no call.
   const std::string value = long_value();
   ParseOptions o;

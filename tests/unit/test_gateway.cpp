@@ -157,6 +157,12 @@ TEST(GatewayBackend, RecordsOfEachProtocol) {
   EXPECT_EQ(r.prompt_tokens, 12);
   EXPECT_EQ(r.completion_tokens, 5);
   EXPECT_EQ(llama.read(R"({"content": "Hi", "stop": false})").text, "Hi");
+  // Current llama-server: stop_type (the stopped_* booleans are gone); they win over the old fields.
+  EXPECT_EQ(llama.read(R"({"content": "", "stop": true, "stop_type": "limit", "truncated": false})").finish_reason, "length");
+  EXPECT_EQ(llama.read(R"({"content": "", "stop": true, "stop_type": "eos"})").finish_reason, "stop");
+  EXPECT_EQ(llama.read(R"({"content": "", "stop": true, "stop_type": "word", "stopping_word": "x"})").finish_reason, "stop");
+  EXPECT_EQ(llama.read(R"({"content": "", "stop": true, "stop_type": "limit", "stopped_limit": false})").finish_reason, "length");
+  EXPECT_EQ(llama.read(R"({"content": "", "stop": true, "stopped_eos": true, "stopped_limit": false})").finish_reason, "stop");
 
   Protocol oa = protocol_for(BackendKind::OpenAI, "/v1");
   EXPECT_EQ(oa.path, "/v1/completions");
@@ -208,6 +214,13 @@ TEST(GatewayBackend, RequestBodies) {
   EXPECT_EQ(json::dumps(l), R"({"prompt": "P", "n_predict": 8, "stop": ["Observation:"], "stream": true, "cache_prompt": true, "temperature": 0.5, "grammar": "root ::= \"x\""})");
   Value o = json::parse(protocol_for(BackendKind::OpenAI, "").body(g, "m"));
   EXPECT_EQ(json::dumps(o), R"({"model": "m", "prompt": "P", "max_tokens": 8, "stop": ["Observation:"], "stream": true, "stream_options": {"include_usage": true}, "temperature": 0.5})");
+  // The grammar forms of OpenAI-style servers: none by default, llama.cpp's, vLLM's, SGLang's.
+  auto openai_with = [&](GrammarForm f) { return json::dumps(json::parse(protocol_for(BackendKind::OpenAI, "", f).body(g, "m"))); };
+  EXPECT_EQ(openai_with(GrammarForm::Auto), json::dumps(o));
+  EXPECT_NE(openai_with(GrammarForm::LlamaCpp).find(R"("grammar": "root ::= \"x\"")"), std::string::npos);
+  EXPECT_NE(openai_with(GrammarForm::Vllm).find(R"("structured_outputs": {"grammar": "root ::= \"x\""})"), std::string::npos);
+  EXPECT_NE(openai_with(GrammarForm::Sglang).find(R"("ebnf": "root ::= \"x\"")"), std::string::npos);
+  EXPECT_FALSE(protocol_for(BackendKind::LlamaCpp, "", GrammarForm::None).body(g, "m").find("grammar") != std::string::npos);
   Value ol = json::parse(protocol_for(BackendKind::OllamaGenerate, "").body(g, "m"));
   EXPECT_EQ(json::dumps(ol), R"({"model": "m", "prompt": "P", "raw": true, "stream": true, "options": {"num_predict": 8, "stop": ["Observation:"], "temperature": 0.5}})");
 }

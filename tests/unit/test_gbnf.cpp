@@ -13,6 +13,16 @@ using namespace toolchat;
 namespace {
 
 using gbnf_test::Grammar;
+using Reasoning = dialects::GrammarOptions::Reasoning;
+
+// Parallel calls and thinking allowed (what the gateway asks for with parallel_tool_calls and a
+// thinking template).
+dialects::GrammarOptions loose() {
+  dialects::GrammarOptions o;
+  o.max_calls = 8;
+  o.reasoning = Reasoning::Optional;
+  return o;
+}
 
 const char* kTools = R"([
   {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
@@ -29,7 +39,7 @@ const char* kTools = R"([
 TEST(Gbnf, HermesGrammarAcceptsCallsItsSchemasAllow) {
   const dialects::Dialect* d = dialects::find("hermes");
   ASSERT_TRUE(d && d->grammar);
-  std::string text = *d->grammar(json::parse(kTools));
+  std::string text = *d->grammar(json::parse(kTools), loose());
   Grammar g(text);
   EXPECT_EQ(g.undefined(), std::vector<std::string>{}) << text;
   const std::vector<std::string> good = {
@@ -86,11 +96,23 @@ TEST(Gbnf, UntilExcludesExactlyTheStopText) {
 
 // A reasoning block may be whole, forced open (no opening tag) or absent.
 TEST(Gbnf, ReasoningBlockIsOptionalAndMayBeForcedOpen) {
-  dialects::gbnf::Builder b;
-  b.rule("root", b.reasoning("<think>", "</think>") + " \"CALL\"");
-  Grammar g(b.str());
-  for (std::string s : {"CALL", "<think>hm</think>CALL", "hm, <b> </think>\nCALL", "<think></think> CALL"}) EXPECT_TRUE(g.matches(s)) << s;
-  for (std::string s : {"<think>hm CALL", "<think>a</think>b</think>CALL", "text CALL"}) EXPECT_FALSE(g.matches(s)) << s;
+  auto grammar = [](Reasoning r) {
+    dialects::GrammarOptions o;
+    o.reasoning = r;
+    dialects::gbnf::Builder b(o);
+    b.rule("root", b.reasoning("<think>", "</think>") + " \"CALL\"");
+    return Grammar(b.str());
+  };
+  Grammar optional = grammar(Reasoning::Optional);
+  for (std::string s : {"CALL", "<think>hm</think>CALL", "<think></think> CALL", "<think>a < b </th> <think/> </x></think>\nCALL"})
+    EXPECT_TRUE(optional.matches(s)) << s;
+  for (std::string s : {"<think>hm CALL", "<think>a</think>b</think>CALL", "text CALL", "hm</think>CALL"}) EXPECT_FALSE(optional.matches(s)) << s;
+  Grammar open = grammar(Reasoning::Open);  // the prompt ended inside <think>
+  for (std::string s : {"hm, <b> </think>\nCALL", "</think>CALL"}) EXPECT_TRUE(open.matches(s)) << s;
+  for (std::string s : {"CALL", "a</think>b</think>CALL"}) EXPECT_FALSE(open.matches(s)) << s;
+  Grammar none = grammar(Reasoning::None);
+  EXPECT_TRUE(none.matches("CALL"));
+  EXPECT_FALSE(none.matches("<think></think>CALL"));
 }
 
 // Every grammar of the registry parses, defines what it uses, and a grammar made for one named tool
@@ -101,7 +123,7 @@ TEST(Gbnf, RegistryGrammarsAreWellFormed) {
   for (const dialects::Dialect* d : dialects::all()) {
     if (!d->grammar) continue;
     ++n;
-    auto text = d->grammar(tools);
+    auto text = d->grammar(tools, loose());
     ASSERT_TRUE(text.has_value()) << d->name;
     Grammar g(*text);
     EXPECT_EQ(g.undefined(), std::vector<std::string>{}) << d->name << "\n" << *text;
@@ -122,7 +144,7 @@ TEST(Gbnf, RegistryGrammarsAreWellFormed) {
 TEST(Gbnf, Qwen3CoderParametersFollowTheSchema) {
   const dialects::Dialect* d = dialects::find("qwen3_coder");
   ASSERT_TRUE(d && d->grammar);
-  Grammar g(*d->grammar(json::parse(kTools)));
+  Grammar g(*d->grammar(json::parse(kTools), loose()));
   auto call = [](const std::string& params) {
     return "<tool_call>\n<function=get_weather>\n" + params + "</function>\n</tool_call>";
   };
@@ -139,11 +161,91 @@ TEST(Gbnf, Qwen3CoderParametersFollowTheSchema) {
 TEST(Gbnf, PythonicValuesArePythonLiterals) {
   const dialects::Dialect* d = dialects::find("pythonic");
   ASSERT_TRUE(d && d->grammar);
-  Grammar g(*d->grammar(json::parse(kTools)));
+  Grammar g(*d->grammar(json::parse(kTools), loose()));
   EXPECT_TRUE(g.matches("[get_weather(city='Paris', days=[1, 2], unit='c', detail=None)]"));
   EXPECT_TRUE(g.matches("[get_weather(city=\"it's\"), set_alarm(), ping(x={'a': [True, 1.5]})]"));
   EXPECT_FALSE(g.matches("[get_weather(city=Paris)]"));
   EXPECT_FALSE(g.matches("[get_weather(days=[1])]"));
   EXPECT_FALSE(g.matches("[get_weather(city='P', unit='k')]"));
   EXPECT_FALSE(g.matches("[set_alarm(hour='7')]"));
+}
+
+// What a random-weight model behind llama-server showed (tests/e2e/): a grammar must bound everything
+// outside the schema's own freedom. Whitespace as llama.cpp's `space`, no text before the call, one
+// call unless parallel calls are asked for (then a bounded number), reasoning only when the options
+// say the template thinks, and then bounded.
+TEST(Gbnf, GrammarsBoundWhitespaceCallsAndReasoning) {
+  const dialects::Dialect* d = dialects::find("hermes");
+  ASSERT_TRUE(d && d->grammar);
+  Value tools = json::parse(kTools);
+  auto call = [](const std::string& inner_ws) {
+    return "<tool_call>" + inner_ws + "{\"name\": \"set_alarm\", \"arguments\": {}}</tool_call>";
+  };
+  dialects::GrammarOptions one;  // the defaults: one call, no reasoning
+  Grammar g1(*d->grammar(tools, one));
+  EXPECT_TRUE(g1.matches(call("")));
+  EXPECT_TRUE(g1.matches(call(" ")));
+  EXPECT_TRUE(g1.matches(call("\n\n" + std::string(20, ' '))));
+  EXPECT_FALSE(g1.matches(call("\n\n" + std::string(21, ' '))));  // 20 spaces at most
+  EXPECT_FALSE(g1.matches(call("\n\n\n")));                       // two newlines at most
+  EXPECT_FALSE(g1.matches(call("  ")));                           // one space, or a newline first
+  EXPECT_FALSE(g1.matches(call("") + "\n" + call("")));          // one call
+  EXPECT_FALSE(g1.matches("<think>hm</think>" + call("")));      // no reasoning when not thinking
+  EXPECT_FALSE(g1.matches("Sure. " + call("")));                 // no text before the call
+  // Digits bounded as llama.cpp's integral part (16).
+  auto hour = [](const std::string& n) { return "<tool_call>{\"name\": \"set_alarm\", \"arguments\": {\"hour\": " + n + "}}</tool_call>"; };
+  EXPECT_TRUE(g1.matches(hour(std::string(16, '9'))));
+  EXPECT_FALSE(g1.matches(hour(std::string(17, '9'))));
+
+  dialects::GrammarOptions three;
+  three.max_calls = 3;
+  Grammar g3(*d->grammar(tools, three));
+  EXPECT_TRUE(g3.matches(call("") + "\n" + call("") + call("")));
+  EXPECT_FALSE(g3.matches(call("") + call("") + call("") + call("")));
+
+  dialects::GrammarOptions think;
+  think.reasoning = Reasoning::Optional;
+  think.max_reasoning_chars = 10;
+  Grammar gt(*d->grammar(tools, think));
+  EXPECT_TRUE(gt.matches(call("")));
+  EXPECT_TRUE(gt.matches("<think>0123456789</think>\n" + call("")));
+  EXPECT_TRUE(gt.matches("<think>a < b</think>" + call("")));
+  EXPECT_FALSE(gt.matches("<think>0123456789X</think>" + call("")));  // over the bound (10 pieces)
+  EXPECT_FALSE(gt.matches("0123</think>" + call("")));                // the model opens the block itself
+
+  think.reasoning = Reasoning::Open;  // the prompt ended inside <think>
+  Grammar go(*d->grammar(tools, think));
+  EXPECT_TRUE(go.matches("plan</think>\n" + call("")));
+  EXPECT_FALSE(go.matches(call("")));  // the block must be closed first
+}
+
+TEST(Gbnf, StringLengthsAndArraySizesFollowTheSchema) {
+  dialects::gbnf::Builder b;
+  Value schema = json::parse(R"({"type": "object", "properties": {
+      "s": {"type": "string", "minLength": 2, "maxLength": 4},
+      "a": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2}}, "required": ["s", "a"]})");
+  b.rule("root", b.value(schema, "args"));
+  Grammar g(b.str());
+  EXPECT_TRUE(g.matches(R"({"s": "ab", "a": [1]})"));
+  EXPECT_TRUE(g.matches(R"({"s": "\u00e9\"cd", "a": [1, 2]})"));  // an escape is one character
+  EXPECT_FALSE(g.matches(R"({"s": "a", "a": [1]})"));
+  EXPECT_FALSE(g.matches(R"({"s": "abcde", "a": [1]})"));
+  EXPECT_FALSE(g.matches(R"({"s": "ab", "a": []})"));
+  EXPECT_FALSE(g.matches(R"({"s": "ab", "a": [1, 2, 3]})"));
+}
+
+// Raw-text arguments (XML-style formats) honour maxLength too, and ids a format lets the model
+// write are bounded (a random model would otherwise write them to the end of the context).
+TEST(Gbnf, RawTextAndIdsAreBounded) {
+  Value tools = json::parse(R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+      "properties": {"q": {"type": "string", "maxLength": 3}}, "required": ["q"]}}}])");
+  Grammar coder(*dialects::find("qwen3_coder")->grammar(tools, {}));
+  auto q = [](const std::string& v) { return "<tool_call>\n<function=f>\n<parameter=q>" + v + "</parameter>\n</function>\n</tool_call>"; };
+  EXPECT_TRUE(coder.matches(q("abc")));
+  EXPECT_FALSE(coder.matches(q("abcd")));
+  Grammar mistral(*dialects::find("mistral")->grammar(tools, {}));
+  EXPECT_TRUE(mistral.matches(R"([TOOL_CALLS][{"name": "f", "arguments": {"q": "x"}, "id": "abc123XYZ"}])"));
+  EXPECT_FALSE(mistral.matches("[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}, \"id\": \"" + std::string(41, 'a') + "\"}]"));
+  EXPECT_TRUE(mistral.matches(R"([TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{"q": "x"})"));
+  EXPECT_FALSE(mistral.matches(R"([TOOL_CALLS]f[CALL_ID]abc123XYZ0[ARGS]{"q": "x"})"));
 }

@@ -54,8 +54,9 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     {"firefunction_v2", {"arguments_as_json_string"}},
     // Values invalid for their schema types, calls without the <tool_call> wrapper, Hermes JSON inside
     // the block, two functions in one block, a missing </parameter>.
+    // Whitespace beyond llama.cpp's json-schema-to-grammar `space` (a space then a newline).
     {"qwen3_coder", {"invalid_for_type_kept_as_text", "bare_function_without_tool_call", "two_functions_in_one_block",
-                     "hermes_json_in_block", "missing_parameter_close"}},
+                     "hermes_json_in_block", "missing_parameter_close", "multiline_object_param_vllm"}},
     // A literal "\n" between tags, arguments out of schema order, JSON with escaped quotes.
     {"glm45", {"literal_backslash_n", "schema_typed", "escaped_json_value"}},
     // Extra attributes, a value invalid for its type, the MiniMax-M1 <tool_calls> JSON-lines form.
@@ -95,11 +96,22 @@ Value map_functions(const Value& tools, F f) {
 
 std::string tool_name(const Value& tool) { return tool.dict_obj().find("function")->dict_obj().find("name")->str(); }
 
+// Fixtures show many calls and long reasoning, opened by the model or by the prompt.
+GrammarOptions fixture_options(GrammarOptions::Reasoning r) {
+  GrammarOptions o;
+  o.max_calls = 16;
+  o.reasoning = r;
+  o.max_reasoning_chars = 4096;
+  return o;
+}
+
+// Whether the grammar accepts `text` with reasoning optional or forced open by the prompt.
 bool accepts(const Dialect& d, const Value& tools, const std::string& text) {
-  auto g = d.grammar(tools);
-  if (!g) return false;
-  gbnf_test::Grammar gr(*g);
-  return gr.matches(text);
+  for (auto r : {GrammarOptions::Reasoning::Optional, GrammarOptions::Reasoning::Open}) {
+    auto g = d.grammar(tools, fixture_options(r));
+    if (g && gbnf_test::Grammar(*g).matches(text)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -129,11 +141,11 @@ TEST(GbnfDialects, FixtureCallsMatchAndNearMissesDoNot) {
       Value tools = cd.find("tools") ? *cd.find("tools") : implied_tools(*calls);
 
       // The grammar text parses and every rule it uses is defined.
-      auto text = d->grammar(tools);
+      auto text = d->grammar(tools, fixture_options(GrammarOptions::Reasoning::Optional));
       ASSERT_TRUE(text.has_value());
       gbnf_test::Grammar g(*text);
       EXPECT_EQ(g.undefined(), std::vector<std::string>{}) << *text;
-      if (!g.matches(input)) fail(*d, name, "rejected: " + input);
+      if (!accepts(*d, tools, input)) fail(*d, name, "rejected: " + input);
 
       Value renamed = map_functions(tools, [](const Value& fn) {
         fn.dict_obj().set(Value::string("name"), Value::string("zz_" + fn.dict_obj().find("name")->str()));
@@ -159,7 +171,7 @@ TEST(GbnfDialects, FixtureCallsMatchAndNearMissesDoNot) {
       std::vector<size_t> cuts = {trimmed.size() - 1, trimmed.size() > 5 ? trimmed.size() - 5 : 0};
       if (calls->items().size() == 1) cuts.push_back(trimmed.size() / 2);
       for (size_t cut : cuts)
-        if (g.matches(trimmed.substr(0, cut))) fail(*d, name, "accepted truncated: " + trimmed.substr(0, cut));
+        if (accepts(*d, tools, trimmed.substr(0, cut))) fail(*d, name, "accepted truncated: " + trimmed.substr(0, cut));
 
       // Named tool: only that tool's calls.
       std::set<std::string> called;
