@@ -67,7 +67,7 @@ async function llamaServer(model, ctx) {
 
 function gateway(template, backendUrl, extra = []) {
   return new Promise((resolve, reject) => {
-    const p = spawn(args.toolchat, ['serve', '--model', template, '--backend', backendUrl, '--port', '0', '--threads', '16', ...extra],
+    const p = spawn(args.toolchat, ['serve', '--model', template, '--backend', backendUrl, '--port', '0', '--threads', '16', '--model-name', 'tiny', ...extra],
       { stdio: ['ignore', 'ignore', 'pipe'] });
     children.push(p);
     let err = '';
@@ -402,7 +402,7 @@ async function protocolGroup(servers) {
 
   // The openai kind against llama-server's /v1/completions; with --backend-grammar llamacpp the
   // grammar travels in llama.cpp's field there too, without it tool_choice is checked and refused.
-  const go = await gateway(QWEN25, `${be.url}/v1`, ['--backend-kind', 'openai', '--model-name', 'tiny']);
+  const go = await gateway(QWEN25, `${be.url}/v1`, ['--backend-kind', 'openai']);
   const o = await client(go).chat.completions.create({ model: 'tiny', messages: hi, max_tokens: 6, seed: 2 });
   check(o.choices[0].finish_reason === 'length' && o.usage.completion_tokens === 6 && o.choices[0].message.content.length > 0,
     'openai kind: plain chat through /v1/completions', { finish: o.choices[0].finish_reason, usage: o.usage });

@@ -58,7 +58,7 @@ writeFileSync(`${dir}/scripts.json`, JSON.stringify(scripts));
 const be = await start(args.backend, ['--scripts', `${dir}/scripts.json`, '--port', '0']);
 rmSync(dir, { recursive: true, force: true });
 const gw = await start(args.toolchat, ['serve', '--model', `${root}/examples/qwen2.5`, '--backend', `http://127.0.0.1:${be.port}`,
-  '--backend-kind', 'llamacpp', '--port', '0', '--threads', '4']);
+  '--backend-kind', 'llamacpp', '--port', '0', '--threads', '4', '--model-name', 'test']);
 const url = `http://127.0.0.1:${gw.port}/v1/chat/completions`;
 const TOOLS = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
 const body = (script, extra = {}) => JSON.stringify({ model: 'test', messages: [{ role: 'user', content: `Go. SCRIPT:${script}` }], tools: TOOLS, ...extra });

@@ -40,7 +40,7 @@ TEST(AgentTool, CallsConvertArguments) {
 
 namespace {
 
-// llama.cpp /completion, non-streaming, scripted by what the prompt shows.
+// llama.cpp /completion (streamed when asked, as the gateway always asks), scripted by what the prompt shows.
 struct FakeLlama {
   gateway::HttpServer svr;
   int port = 0;
@@ -55,9 +55,19 @@ struct FakeLlama {
       std::string text = prompt.find("<tool_response>\n18 degrees, sunny\n</tool_response>") != std::string::npos
                              ? "It is 18 degrees and sunny in Paris."
                              : "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>";
+      const Value* stream = body.dict_obj().find("stream");
+      if (stream && stream->is_bool() && stream->as_bool()) {
+        // As llama-server streams: the text, then a last event with the stop reason and the counts.
+        std::string out = "data: {\"content\": ";
+        json::dump_string(out, text);
+        out += ", \"stop\": false}\n\ndata: {\"content\": \"\", \"stop\": true, \"stop_type\": \"eos\", "
+               "\"tokens_evaluated\": 10, \"tokens_predicted\": 5}\n\n";
+        r.set_content(out, "text/event-stream");
+        return;
+      }
       std::string out = "{\"content\": ";
       json::dump_string(out, text);
-      out += ", \"stop\": true, \"tokens_evaluated\": 10, \"tokens_predicted\": 5}";
+      out += ", \"stop\": true, \"stop_type\": \"eos\", \"tokens_evaluated\": 10, \"tokens_predicted\": 5}";
       r.set_content(out, "application/json");
     });
     port = svr.bind_to_any_port("127.0.0.1");
