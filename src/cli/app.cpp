@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include "chat/template_source.hpp"
@@ -57,7 +59,14 @@ int exit_code_of(const Error& e) {
 int run_verb(const std::string& verb, const std::function<int()>& body) {
   const std::string who = "toolchat " + verb + ": ";
   try {
-    return body();
+    int code = body();
+    // Output that did not reach its file or pipe (disk full, a closed pipe) is work that failed,
+    // whichever verb wrote it.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "%scannot write the output: %s\n", who.c_str(), std::strerror(errno));
+      return kFailed;
+    }
+    return code;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s%s\nRun 'toolchat %s --help' for the options.\n", who.c_str(), e.what(), verb.c_str());
     return kUsage;

@@ -146,12 +146,12 @@ int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned 
     buf += o;
     buf += '\n';
     if (buf.size() > (1u << 20)) {
-      std::fwrite(buf.data(), 1, buf.size(), stdout);
+      write_stdout(buf);
       buf.clear();
     }
   }
-  std::fwrite(buf.data(), 1, buf.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  write_stdout(buf);
+  return kOk;
 }
 
 

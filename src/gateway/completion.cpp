@@ -64,9 +64,8 @@ class Policy final : public dialects::Sink {
   dialects::Sink& out_;
   const ChatRequest& req_;
   std::vector<std::string> names_;
-  bool args_seen_ = false, stopped_ = false, hidden_args_ = false;
+  bool args_seen_ = false, stopped_ = false;
   size_t cut_ = 0;
-  std::string hidden_;
 };
 
 bool complies(const ChatRequest& req, const std::vector<std::string>& names) {
