@@ -1,11 +1,11 @@
 // The encode pipeline (added tokens, normalizer, pre-tokenizer, model, post-processor) and
 // decode, in Hugging Face tokenizers' order.
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tokenize/impl.hpp"
 #include "toolchat/error.hpp"
+#include "value/files.hpp"
 #include "value/unicode.hpp"
 #include "value/utf8_check.hpp"
 
@@ -176,15 +176,10 @@ Tokenizer Tokenizer::load(const std::string& path) {
   std::string file = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/tokenizer.json";
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw_error(ErrorKind::ValueError,
-                file + ": cannot open tokenizer file" +
-                    (file != path ? " (the folder " + path + " has no tokenizer.json)" : ""));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw_error(ErrorKind::ValueError, file + ": read error");
-  return from_json(ss.str(), file);
+  // A folder without the file is named as such; any other failure gets the OS's reason (files.hpp).
+  if (file != path && ::access(file.c_str(), F_OK) != 0)
+    throw_error(ErrorKind::ValueError, path + ": the folder has no tokenizer.json");
+  return from_json(files::read_file(file, UINT64_MAX, "tokenizer file"), file);
 }
 
 Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
