@@ -2,15 +2,10 @@
 // --port 0 picks a free port; the line "toolchat serve: listening on http://HOST:PORT ..." on stderr
 // says which. The process-wide signal set-up lives here, not in the library: SIGPIPE ignored,
 // SIGINT/SIGTERM waited for by one thread that stops the server (gateway::ServeStop).
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -19,6 +14,7 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "gateway/reachability.hpp"
 #include "gateway/server.hpp"
 
 namespace toolchat::cli {
@@ -110,55 +106,6 @@ class SignalStop {
   std::thread waiter_;
 };
 
-// "connection refused at URL" when nothing answers at the backend's address; "" when a connection
-// opens. Only a TCP connect (no request): the backend may legitimately start after the gateway.
-std::string backend_unreachable(const std::string& url, double timeout_s) {
-  std::string rest = url;
-  std::string port = "80";
-  if (rest.rfind("https://", 0) == 0) rest = rest.substr(8), port = "443";
-  else if (rest.rfind("http://", 0) == 0) rest = rest.substr(7);
-  rest = rest.substr(0, rest.find('/'));
-  std::string host = rest;
-  if (!rest.empty() && rest[0] == '[') {  // [v6]:port
-    size_t close = rest.find(']');
-    host = rest.substr(1, close == std::string::npos ? std::string::npos : close - 1);
-    if (close != std::string::npos && close + 1 < rest.size() && rest[close + 1] == ':') port = rest.substr(close + 2);
-  } else if (size_t colon = rest.rfind(':'); colon != std::string::npos) {
-    host = rest.substr(0, colon);
-    port = rest.substr(colon + 1);
-  }
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0)
-    return std::string("cannot resolve ") + host + " (" + gai_strerror(rc) + ") for " + url;
-  int err = ECONNREFUSED;
-  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) continue;
-    int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      rc = ::poll(&p, 1, static_cast<int>(timeout_s * 1000));
-      socklen_t len = sizeof err;
-      if (rc == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0) rc = 0;
-      else if (rc == 0) err = ETIMEDOUT, rc = -1;
-      else rc = -1;
-    } else if (rc != 0) {
-      err = errno;
-    }
-    ::close(fd);
-    if (rc == 0) {
-      freeaddrinfo(res);
-      return "";
-    }
-  }
-  freeaddrinfo(res);
-  std::string reason = std::strerror(err);
-  if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
-  return reason + " at " + url;
-}
-
 int run_serve(ServeArgs& a) {
   gateway::Config& cfg = a.cfg;
   cfg.backend_kind = gateway::backend_kind_from_name(a.backend_kind);
@@ -181,7 +128,7 @@ int run_serve(ServeArgs& a) {
       cfg,
       [&](int port, const std::string& summary) {
         std::fprintf(stderr, "toolchat serve: listening on http://%s:%d (%s)\n", cfg.host.c_str(), port, summary.c_str());
-        std::string down = backend_unreachable(cfg.backend_url, cfg.limits.backend_connect_timeout_s);
+        std::string down = gateway::connect_problem(cfg.backend_url, cfg.limits.backend_connect_timeout_s);
         if (!down.empty())
           std::fprintf(stderr, "toolchat serve: warning: %s (requests get 502 until the backend is up)\n", down.c_str());
         std::fflush(stderr);

@@ -9,6 +9,7 @@
 
 #include "gateway/api_error.hpp"
 #include "gateway/backend_protocol.hpp"
+#include "gateway/reachability.hpp"
 
 namespace toolchat::gateway {
 
@@ -108,7 +109,7 @@ class HttpBackend final : public Backend {
     httplib::Headers headers;
     if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
     auto res = cli.Get(path, headers);
-    if (!res) return "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(res.error()) + ")";
+    if (!res) return unreachable(res.error());
     // 404 and the like: a server without that route is still up; auth failures and 5xx are not.
     if (res->status == 401 || res->status == 403 || res->status >= 500)
       return "backend at " + url_.scheme_host_port + " answered GET " + path + " with HTTP " + std::to_string(res->status) +
@@ -230,8 +231,7 @@ class HttpBackend final : public Backend {
                                                                                   : "no TLS connection could be made"),
                        "server_error", "", "backend_tls_failed");
       if (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)
-        throw ApiError(502, "backend unreachable at " + url_.scheme_host_port + " (" + httplib::to_string(err) + ")",
-                       "server_error", "", "backend_unreachable");
+        throw ApiError(502, unreachable(err), "server_error", "", "backend_unreachable");
       double waited = std::chrono::duration<double>(clock::now() - started).count();
       if (err == httplib::Error::Read && status == 0 && waited >= limits_.backend_idle_timeout_s * 0.9)
         throw timeout("no response from the backend within " + std::to_string(int(limits_.backend_idle_timeout_s)) + " s");
@@ -266,6 +266,12 @@ class HttpBackend final : public Backend {
   }
 
  private:
+  // "backend unreachable: connection refused at URL": the OS's reason from a fresh connect, since
+  // cpp-httplib names every failed connect "Connection"; its word when the connect now succeeds.
+  std::string unreachable(httplib::Error err) const {
+    std::string why = connect_problem(url_.scheme_host_port, std::min(1.0, limits_.backend_connect_timeout_s));
+    return "backend unreachable: " + (why.empty() ? httplib::to_string(err) + " at " + url_.scheme_host_port : why);
+  }
   ApiError timeout(const std::string& msg) const { return ApiError(504, msg, "server_error", "", "backend_timeout"); }
   [[noreturn]] void invalid_stream() const {
     throw ApiError(502, std::string("backend (") + backend_kind_name(proto_.kind) + ") sent an invalid response: not an SSE stream",

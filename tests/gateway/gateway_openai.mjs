@@ -443,7 +443,10 @@ await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_leg
 // 8. Backend failures.
 {
   const dead = await gateway(`http://127.0.0.1:${await freePort()}`, 'llamacpp');
-  await expectError('backend refused', client(dead.port).chat.completions.create(ask('plain')), 502, 'backend_unreachable');
+  const refused = await expectError('backend refused', client(dead.port).chat.completions.create(ask('plain')), 502, 'backend_unreachable');
+  // The OS's reason, not cpp-httplib's "Connection": what the user can act on.
+  check(/^backend unreachable: connection refused at http:\/\/127\.0\.0\.1:\d+$/.test(refused?.error?.message ?? ''),
+    'backend refused: the message names the reason and the address', { message: refused?.error?.message });
   await expectError('backend refused (stream): an HTTP status, nothing was sent yet', streamed(client(dead.port), ask('plain')), 502, 'backend_unreachable');
   const c = client(gwL.port);
   await expectError('backend garbage', c.chat.completions.create(ask('garbage')), 502, 'backend_invalid_response');
