@@ -35,7 +35,14 @@ struct GenRequest {
   std::vector<std::string> stop;
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature, top_p;
+  std::optional<double> frequency_penalty, presence_penalty;
   std::optional<int64_t> seed;
+  Value logit_bias;         // OpenAI's {"token id": bias}; undefined when none
+  // logprobs wanted: the alternatives per token (0-20). Each record's entries, in OpenAI's chat
+  // shape ({token, logprob, bytes, top_logprobs}, alternatives as the backend sent them), go to
+  // on_logprobs before that record's text goes to on_text.
+  std::optional<int> top_logprobs;
+  std::function<void(const Value& entries)> on_logprobs;
   std::string grammar;      // GBNF; sent only to backends that take one
   ResponseFormat response_format;  // json_object / json_schema: the backend's structured output
   bool stream = true;

@@ -1,5 +1,7 @@
 #include "gateway/backend_protocol.hpp"
 
+#include <algorithm>
+
 #include "chat/conv_util.hpp"
 #include "gateway/api_error.hpp"
 #include "value/json.hpp"
@@ -30,6 +32,8 @@ void sampling(Value& b, const GenRequest& r) {
   if (r.temperature) put(b, "temperature", Value::floating(*r.temperature));
   if (r.top_p) put(b, "top_p", Value::floating(*r.top_p));
   if (r.seed) put(b, "seed", Value::integer(*r.seed));
+  if (r.frequency_penalty) put(b, "frequency_penalty", Value::floating(*r.frequency_penalty));
+  if (r.presence_penalty) put(b, "presence_penalty", Value::floating(*r.presence_penalty));
 }
 
 // response_format for backends: llama.cpp's json_schema (json_object: any object), and the OpenAI
@@ -72,6 +76,63 @@ void grammar_field(Value& b, const GenRequest& r, GrammarForm form) {
   }
 }
 
+// A token's UTF-8 bytes as OpenAI lists them (for tokens whose text came without a "bytes" field).
+Value utf8_bytes(const std::string& s) {
+  std::vector<Value> out;
+  for (unsigned char c : s) out.push_back(Value::integer(c));
+  return Value::list(std::move(out));
+}
+
+// One token in OpenAI's chat shape: {token, logprob, bytes[, top_logprobs]}.
+Value token_logprob(const Value& token, const Value& logprob, const Value* bytes) {
+  Value e = Value::dict();
+  std::string t = token.is_str() ? token.str() : "";
+  put(e, "token", Value::string(t));
+  put(e, "logprob", logprob.is_number() ? Value::floating(logprob.to_double()) : Value::floating(-9999.0));
+  put(e, "bytes", bytes && bytes->is_list() ? *bytes : utf8_bytes(t));
+  return e;
+}
+
+// llama-server's completion_probabilities: [{id, token, bytes, logprob, top_logprobs: [...]}].
+Value llamacpp_logprobs(const Value& probs) {
+  std::vector<Value> out;
+  for (const Value& p : probs.items()) {
+    const Value* tok = p.is_dict() ? at(p, "token") : nullptr;
+    if (!tok) continue;
+    Value e = token_logprob(*tok, at(p, "logprob") ? *at(p, "logprob") : Value(), at(p, "bytes"));
+    std::vector<Value> top;
+    if (const Value* alts = at(p, "top_logprobs"); alts && alts->is_list())
+      for (const Value& a : alts->items())
+        if (a.is_dict() && at(a, "token")) top.push_back(token_logprob(*at(a, "token"), at(a, "logprob") ? *at(a, "logprob") : Value(), at(a, "bytes")));
+    put(e, "top_logprobs", Value::list(std::move(top)));
+    out.push_back(std::move(e));
+  }
+  return Value::list(std::move(out));
+}
+
+// The completions API's logprobs: {tokens: [...], token_logprobs: [...], top_logprobs: [{token: lp}]}.
+Value completions_logprobs(const Value& lp) {
+  std::vector<Value> out;
+  const Value* tokens = at(lp, "tokens");
+  const Value* lps = at(lp, "token_logprobs");
+  const Value* tops = at(lp, "top_logprobs");
+  if (!tokens || !tokens->is_list()) return Value::list(std::vector<Value>{});
+  for (size_t i = 0; i < tokens->items().size(); ++i) {
+    Value l = lps && lps->is_list() && i < lps->items().size() ? lps->items()[i] : Value();
+    Value e = token_logprob(tokens->items()[i], l, nullptr);
+    std::vector<Value> top;
+    if (tops && tops->is_list() && i < tops->items().size() && tops->items()[i].is_dict())
+      for (const auto& [k, v] : tops->items()[i].dict_obj().entries) top.push_back(token_logprob(k, v, nullptr));
+    put(e, "top_logprobs", Value::list(std::move(top)));
+    out.push_back(std::move(e));
+  }
+  return Value::list(std::move(out));
+}
+
+[[noreturn]] void ollama_refuses(const char* param, const std::string& why) {
+  throw ApiError(400, std::string(param) + ": " + why, "invalid_request_error", param, "unsupported_parameter");
+}
+
 }  // namespace
 
 Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm form) {
@@ -107,6 +168,9 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       put(b, "stream", Value::boolean(r.stream));
       put(b, "cache_prompt", Value::boolean(true));
       sampling(b, r);
+      if (r.logit_bias.is_dict()) put(b, "logit_bias", r.logit_bias);  // llama-server takes OpenAI's object form
+      // n_probs 0 sends none; the sampled token's own log probability comes with its alternatives.
+      if (r.top_logprobs) put(b, "n_probs", Value::integer(std::max(1, *r.top_logprobs)));
       grammar_field(b, r, grammar);
       if (r.response_format.kind != ResponseFormat::Text) put(b, "json_schema", structured_schema(r.response_format));
       break;
@@ -122,11 +186,15 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
         put(b, "stream_options", so);
       }
       sampling(b, r);
+      if (r.logit_bias.is_dict()) put(b, "logit_bias", r.logit_bias);
+      if (r.top_logprobs) put(b, "logprobs", Value::integer(*r.top_logprobs));
       grammar_field(b, r, grammar);
       if (r.response_format.kind != ResponseFormat::Text) put(b, "response_format", openai_response_format(r.response_format));
       break;
     case BackendKind::OllamaGenerate:
     case BackendKind::OllamaChat: {
+      if (r.logit_bias.is_dict()) ollama_refuses("logit_bias", "the ollama backend has no token biases");
+      if (r.top_logprobs) ollama_refuses("logprobs", "the ollama backend does not report token log probabilities");
       put(b, "model", Value::string(model));
       if (kind == BackendKind::OllamaGenerate) {
         put(b, "prompt", Value::string(r.prompt));
@@ -187,6 +255,7 @@ Record Protocol::read(std::string_view text) const {
         r.prompt_tokens = int_or(at(v, "tokens_evaluated"), -1);
         r.completion_tokens = int_or(at(v, "tokens_predicted"), -1);
       }
+      if (const Value* p = at(v, "completion_probabilities"); p && p->is_list()) r.logprobs = llamacpp_logprobs(*p);
       break;
     }
     case BackendKind::OpenAI: {
@@ -201,6 +270,7 @@ Record Protocol::read(std::string_view text) const {
       const Value* t = at(c0, "text");
       if (!t || !t->is_str()) invalid(kind, "choices[0] has no \"text\" string");
       r.text = t->str();
+      if (const Value* lp = at(c0, "logprobs"); lp && lp->is_dict()) r.logprobs = completions_logprobs(*lp);
       if (const Value* f = at(c0, "finish_reason"); f && f->is_str()) {
         r.finish_reason = f->str() == "length" ? "length" : "stop";
         r.done = true;

@@ -125,6 +125,21 @@ void check_json_answer(const ChatRequest& req, const std::string& content) {
   }
 }
 
+// A token's entry with at most k alternatives (the backend may send more: llama-server is asked for
+// at least one so that the token's own log probability comes at all).
+Value with_top_logprobs(const Value& entry, size_t k) {
+  Value e = Value::dict();
+  for (const auto& [key, v] : entry.dict_obj().entries) {
+    if (key.is_str() && key.str() == "top_logprobs" && v.is_list() && v.items().size() > k) {
+      std::vector<Value> top(v.items().begin(), v.items().begin() + static_cast<std::ptrdiff_t>(k));
+      e.dict_obj().set(key, Value::list(std::move(top)));
+    } else {
+      e.dict_obj().set(key, v);
+    }
+  }
+  return e;
+}
+
 }  // namespace
 
 struct Gateway::Attempt {
@@ -132,6 +147,7 @@ struct Gateway::Attempt {
   std::vector<std::string> names;
   size_t cut_calls = 0;
   bool client_gone = false;
+  std::vector<Value> logprobs;
   // A call cut short answers with the backend's reason (max_tokens: "length"), never "tool_calls".
   std::string finish_reason() const { return cut_calls || names.empty() ? gen.finish_reason : "tool_calls"; }
 };
@@ -160,7 +176,7 @@ bool Gateway::grammar_guarantees(const ChatRequest& req) const {
 
 Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& extra, dialects::Sink& out,
                                   const std::function<bool()>& client_ok, Clock::time_point deadline,
-                                  bool stream_backend) {
+                                  bool stream_backend, const std::function<void(Value&&)>& on_logprob) {
   const dialects::Dialect& d = prompts_->dialect();
   Value tools = req.shows_tools() ? req.tools : Value();
   Prompt p = prompts_->build(req, tools, extra);
@@ -174,9 +190,23 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   g.temperature = req.temperature;
   g.top_p = req.top_p;
   g.seed = req.seed;
+  g.frequency_penalty = req.frequency_penalty;
+  g.presence_penalty = req.presence_penalty;
+  g.logit_bias = req.logit_bias;
   g.stream = stream_backend;
   g.deadline = deadline;
   g.response_format = req.response_format;
+  Attempt a;
+  if (req.top_logprobs) {
+    g.top_logprobs = req.top_logprobs;
+    g.on_logprobs = [&a, &on_logprob, k = static_cast<size_t>(*req.top_logprobs)](const Value& entries) {
+      for (const Value& e : entries.items()) {
+        Value entry = with_top_logprobs(e, k);
+        if (on_logprob) on_logprob(std::move(entry));
+        else a.logprobs.push_back(std::move(entry));
+      }
+    };
+  }
   if (grammar_guarantees(req)) {
     dialects::GrammarOptions go;
     go.max_calls = req.parallel_tool_calls ? kMaxParallelCalls : 1;
@@ -196,7 +226,6 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   if (!tools.is_list()) as_written.emplace(policy);
   dialects::Sink& parsed = as_written ? static_cast<dialects::Sink&>(*as_written) : policy;
   std::string raw_output;  // --log-prompts only
-  Attempt a;
   auto t0 = Clock::now();
   a.gen = backend_->generate(g, [&](std::string_view text) {
     if (cfg_.log_prompts) raw_output.append(text);
@@ -236,6 +265,7 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline, c
     bool cut_by_limit = a.cut_calls > 0 && a.gen.finish_reason == "length";
     if (complies(req, a.names) || cut_by_limit) {
       o.events = std::move(log.events);
+      if (req.top_logprobs) o.logprobs = std::move(a.logprobs);
       o.finish_reason = a.finish_reason();
       metrics_.tool_calls += a.names.size();
       account(o);
@@ -253,7 +283,9 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline, c
 }
 
 Outcome Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::time_point deadline) {
-  Attempt a = attempt(req, "", out, [&] { return !out.client_gone(); }, deadline, /*stream_backend=*/true);
+  std::function<void(Value&&)> on_logprob;
+  if (req.top_logprobs) on_logprob = [&out](Value&& e) { out.add_logprob(std::move(e)); };
+  Attempt a = attempt(req, "", out, [&] { return !out.client_gone(); }, deadline, /*stream_backend=*/true, on_logprob);
   Outcome o;
   o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens};
   o.finish_reason = a.finish_reason();

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gateway/backend.hpp"
@@ -44,6 +45,7 @@ struct Outcome {
   std::vector<dialects::Event> events;  // as the client sees them (after the tool policy)
   std::string finish_reason;
   Usage usage;
+  std::optional<std::vector<Value>> logprobs;  // logprobs: true -> every generated token, in order
 };
 
 class Gateway {
@@ -79,8 +81,11 @@ class Gateway {
 
  private:
   struct Attempt;
+  // on_logprob (logprobs requested): each generated token's entry as it arrives; without it they
+  // are kept in the Attempt.
   Attempt attempt(const ChatRequest& req, const std::string& extra, dialects::Sink& out,
-                  const std::function<bool()>& client_ok, Clock::time_point deadline, bool stream_backend);
+                  const std::function<bool()>& client_ok, Clock::time_point deadline, bool stream_backend,
+                  const std::function<void(Value&&)>& on_logprob = nullptr);
   void account(const Outcome& o);
 
   Config cfg_;

@@ -43,6 +43,19 @@ void usage_json(std::string& out, const Usage& u) {
          std::to_string(u.completion_tokens) + ",\"total_tokens\":" + std::to_string(u.prompt_tokens + u.completion_tokens) + "}";
 }
 
+// {"content": [...], "refusal": null}, the choice's logprobs object.
+void logprobs_json(std::string& out, const std::vector<Value>& entries) {
+  out += "{\"content\":[";
+  json::DumpOptions d;
+  d.ensure_ascii = true;  // token text may be a partial UTF-8 sequence
+  d.separators = std::make_pair(",", ":");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i) out += ",";
+    out += json::dumps(entries[i], d);
+  }
+  out += "],\"refusal\":null}";
+}
+
 }  // namespace
 
 ResponseMeta new_response_meta(const std::string& model) {
@@ -54,7 +67,7 @@ ResponseMeta new_response_meta(const std::string& model) {
 }
 
 std::string completion_json(const ResponseMeta& meta, const dialects::ParsedMessage& msg,
-                            const std::string& finish_reason, const Usage& usage) {
+                            const std::string& finish_reason, const Usage& usage, const std::vector<Value>* logprobs) {
   std::string o = "{\"id\":";
   jstr(o, meta.id);
   o += ",\"object\":\"chat.completion\",\"created\":" + std::to_string(meta.created) + ",\"model\":";
@@ -85,7 +98,10 @@ std::string completion_json(const ResponseMeta& meta, const dialects::ParsedMess
     o += ",\"toolchat_warnings\":";
     warnings_json(o, msg.warnings);
   }
-  o += "},\"logprobs\":null,\"finish_reason\":";
+  o += "},\"logprobs\":";
+  if (logprobs) logprobs_json(o, *logprobs);
+  else o += "null";
+  o += ",\"finish_reason\":";
   jstr(o, finish_reason);
   o += "}],\"usage\":";
   usage_json(o, usage);
@@ -98,7 +114,7 @@ void ChunkWriter::send(std::string_view event) {
   if (!write_(event)) gone_ = true;
 }
 
-void ChunkWriter::send_delta(const std::string& delta, const char* finish) {
+void ChunkWriter::send_delta(const std::string& delta, const char* finish, bool with_logprobs) {
   if (prefix_.empty()) {
     prefix_ = "data: {\"id\":";
     jstr(prefix_, meta_.id);
@@ -106,7 +122,14 @@ void ChunkWriter::send_delta(const std::string& delta, const char* finish) {
     jstr(prefix_, meta_.model);
     prefix_ += ",\"choices\":[{\"index\":0,\"delta\":";
   }
-  std::string ev = prefix_ + delta + ",\"logprobs\":null,\"finish_reason\":";
+  std::string ev = prefix_ + delta + ",\"logprobs\":";
+  if (with_logprobs && !logprobs_.empty()) {
+    logprobs_json(ev, logprobs_);
+    logprobs_.clear();
+  } else {
+    ev += "null";
+  }
+  ev += ",\"finish_reason\":";
   if (finish) jstr(ev, finish);
   else ev += "null";
   ev += "}]}\n\n";
@@ -116,7 +139,7 @@ void ChunkWriter::send_delta(const std::string& delta, const char* finish) {
 void ChunkWriter::role_once() {
   if (started_) return;
   started_ = true;
-  send_delta("{\"role\":\"assistant\",\"content\":\"\"}");
+  send_delta("{\"role\":\"assistant\",\"content\":\"\"}", nullptr, /*with_logprobs=*/false);
 }
 
 void ChunkWriter::on(dialects::Event&& e) {

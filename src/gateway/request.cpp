@@ -274,6 +274,24 @@ ResponseFormat parse_response_format(const Value& req) {
   return rf;
 }
 
+// logit_bias as OpenAI defines it: token ids of the served model's vocabulary (as decimal strings)
+// to a bias in [-100, 100]. Passed on as is: llama.cpp and OpenAI-style servers take this shape.
+Value parse_logit_bias(const Value& req) {
+  const Value* lb = field(req, "logit_bias");
+  if (!lb) return Value();
+  if (!lb->is_dict()) wrong_type("logit_bias", "an object mapping token ids to biases", *lb);
+  for (const auto& [k, v] : lb->dict_obj().entries) {
+    std::string path = "logit_bias." + (k.is_str() ? k.str() : json::dumps(k));
+    const std::string& id = k.str();
+    bool digits = !id.empty() && id.size() <= 10 && id.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) throw bad_request(path, path + ": the key must be a token id (a decimal number)");
+    if (!v.is_int() && !v.is_float()) wrong_type(path, "a number", v);
+    double b = v.is_int() ? static_cast<double>(v.as_int()) : v.as_float();
+    if (b < -100 || b > 100) throw bad_request(path, path + ": must be between -100 and 100");
+  }
+  return lb->dict_obj().entries.empty() ? Value() : *lb;
+}
+
 [[noreturn]] void unsupported(const std::string& param, const std::string& why) {
   throw ApiError(400, param + ": " + why, "invalid_request_error", param, "unsupported_parameter");
 }
@@ -282,14 +300,6 @@ ResponseFormat parse_response_format(const Value& req) {
 // (a value other than the API's default), so that a client never gets a 200 that ignored them.
 void refuse_unsupported(const Value& req) {
   if (auto n = get_int(req, "n", 1); n && *n != 1) unsupported("n", "only 1 choice is supported");
-  if (get_bool(req, "logprobs", false)) unsupported("logprobs", "token log probabilities are not passed through by this gateway");
-  if (field(req, "top_logprobs")) unsupported("top_logprobs", "token log probabilities are not passed through by this gateway");
-  for (const char* k : {"frequency_penalty", "presence_penalty"})
-    if (auto p = get_number(req, k, -2, 2); p && *p != 0) unsupported(k, "not passed to the backend by this gateway (only 0 is accepted)");
-  if (const Value* lb = field(req, "logit_bias")) {
-    if (!lb->is_dict()) wrong_type("logit_bias", "an object", *lb);
-    if (!lb->dict_obj().entries.empty()) unsupported("logit_bias", "token ids differ between backends; not supported");
-  }
   if (const Value* m = field(req, "modalities")) {
     bool text_only = m->is_list();
     if (text_only)
@@ -364,6 +374,17 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
   r.temperature = get_number(req, "temperature", 0, 2);
   r.top_p = get_number(req, "top_p", 0, 1);
   r.seed = get_int(req, "seed", INT64_MIN);
+  r.frequency_penalty = get_number(req, "frequency_penalty", -2, 2);
+  r.presence_penalty = get_number(req, "presence_penalty", -2, 2);
+  r.logit_bias = parse_logit_bias(req);
+  if (get_bool(req, "logprobs", false)) {
+    auto k = get_int(req, "top_logprobs", 0);
+    if (k && *k > 20) throw bad_request("top_logprobs", "top_logprobs: must be at most 20");
+    r.top_logprobs = static_cast<int>(k.value_or(0));
+  } else if (field(req, "top_logprobs")) {
+    // As the OpenAI API answers: alternatives only come with the tokens' own log probabilities.
+    throw bad_request("top_logprobs", "top_logprobs: requires logprobs to be true");
+  }
   refuse_unsupported(req);
   r.response_format = parse_response_format(req);
   if (r.wants_json() && r.shows_tools())

@@ -41,7 +41,10 @@ struct ChatRequest {
   std::vector<std::string> stop;
   std::optional<int64_t> max_tokens;  // max_completion_tokens, else max_tokens
   std::optional<double> temperature, top_p;
+  std::optional<double> frequency_penalty, presence_penalty;
   std::optional<int64_t> seed;
+  Value logit_bias;               // {"token id": bias}, validated; undefined when absent or empty
+  std::optional<int> top_logprobs;  // logprobs: true -> the alternatives wanted per token (0-20)
   Value template_kwargs = Value::dict();  // chat_template_kwargs (+ reasoning_effort)
   bool reasoning_as_content = false;      // reasoning_format "none": reasoning stays in content
   ResponseFormat response_format;

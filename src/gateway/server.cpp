@@ -91,7 +91,7 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
       ClientWatch watch(hreq);
       Outcome o = gw.run_whole(*req, deadline, [&] { return watch.alive(); });
       dialects::ParsedMessage pm = dialects::collect(o.events);
-      res.set_content(completion_json(meta, pm, o.finish_reason, o.usage), "application/json");
+      res.set_content(completion_json(meta, pm, o.finish_reason, o.usage, o.logprobs ? &*o.logprobs : nullptr), "application/json");
       m.latency_chat.observe(since(t0));
       t_log.prompt_tokens = o.usage.prompt_tokens;
       t_log.completion_tokens = o.usage.completion_tokens;
@@ -144,6 +144,8 @@ void chat_completions(Gateway& gw, const httplib::Request& hreq, httplib::Respon
           if (whole) {
             ChunkWriter w(meta, write);
             for (auto& e : whole->events) w.on(dialects::Event(e));
+            if (whole->logprobs)
+              for (auto& e : *whole->logprobs) w.add_logprob(std::move(e));
             w.finish(whole->finish_reason, req->include_usage ? &whole->usage : nullptr);
             t_log.prompt_tokens = whole->usage.prompt_tokens;
             t_log.completion_tokens = whole->usage.completion_tokens;

@@ -424,7 +424,7 @@ await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_leg
     ['chat_template in chat_template_kwargs', { messages: [u], chat_template_kwargs: { chat_template: '{{ 1 }}' } }, 400, 'chat_template_kwargs.chat_template'],
     ['NaN', '{"messages": [{"role": "user", "content": "x"}], "temperature": NaN}', 400, 'temperature'],
     ['Infinity deep inside', '{"messages": [{"role": "user", "content": "x"}], "metadata": {"a": [-Infinity]}}', 400, 'metadata.a[0]'],
-    ['logprobs', { messages: [u], logprobs: true }, 400, 'logprobs'],
+    ['top_logprobs without logprobs', { messages: [u], top_logprobs: 2 }, 400, 'top_logprobs'],
     ['response_format while tools are shown', { messages: [u], tools: TOOLS, response_format: { type: 'json_object' } }, 400, 'response_format'],
     ['response_format schema not a schema', { messages: [u], response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'obj' } } } }, 400, 'response_format.json_schema.schema.type'],
   ];
@@ -578,7 +578,15 @@ if (args.example) {
 
   // Fields the gateway cannot honour: 400 naming them, through the client.
   await expectError('n = 2', c.chat.completions.create(plainAsk('plain', { n: 2 })), 400, 'unsupported_parameter');
-  await expectError('logprobs', c.chat.completions.create(plainAsk('plain', { logprobs: true, top_logprobs: 2 })), 400, 'unsupported_parameter');
+  // logprobs, penalties and logit_bias go to backends that take them, under their names there.
+  await c.chat.completions.create(plainAsk('plain', { logprobs: true, top_logprobs: 2, frequency_penalty: 0.5, presence_penalty: -0.5, logit_bias: { '42': -100 } }));
+  {
+    const b = await lastBody();
+    check(b.n_probs === 2 && b.frequency_penalty === 0.5 && b.presence_penalty === -0.5 && b.logit_bias?.['42'] === -100,
+      'logprobs / penalties / logit_bias reach llama-server as n_probs, frequency_penalty, presence_penalty, logit_bias', b);
+  }
+  await expectError('logprobs: the ollama backend has none', client(gwG.port).chat.completions.create(plainAsk('plain', { logprobs: true })), 400, 'unsupported_parameter');
+  await expectError('logit_bias: the ollama backend has none', client(gwC.port).chat.completions.create(plainAsk('plain', { logit_bias: { '42': -100 } })), 400, 'unsupported_parameter');
   await expectError('image part', c.chat.completions.create({ model: SERVED, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }), 400, 'unsupported_content_part');
   const ignored = await whole(c, plainAsk('plain', { user: 'u-1', store: false, metadata: { k: 'v' } }));
   check(ignored.content === scripts.plain.text, 'user, store, metadata: accepted and ignored', ignored);

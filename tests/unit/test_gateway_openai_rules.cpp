@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "gateway/access_log.hpp"
 #include "gateway/api_error.hpp"
@@ -83,10 +84,13 @@ TEST(GatewayOpenAIRules, RefusedWithTheJsonPath) {
       {user_and(R"("chat_template": "{{ 1 }}")"), "chat_template", "unsupported_parameter"},
       // what the gateway cannot honour
       {user_and(R"("n": 2)"), "n", "unsupported_parameter"},
-      {user_and(R"("logprobs": true)"), "logprobs", "unsupported_parameter"},
-      {user_and(R"("top_logprobs": 3)"), "top_logprobs", "unsupported_parameter"},
-      {user_and(R"("presence_penalty": 0.5)"), "presence_penalty", "unsupported_parameter"},
-      {user_and(R"("logit_bias": {"50256": -100})"), "logit_bias", "unsupported_parameter"},
+      {user_and(R"("top_logprobs": 3)"), "top_logprobs", ""},  // only with logprobs: true
+      {user_and(R"("presence_penalty": 2.5)"), "presence_penalty", ""},
+      {user_and(R"("frequency_penalty": "1")"), "frequency_penalty", ""},
+      {user_and(R"("logit_bias": [[50256, -100]])"), "logit_bias", ""},
+      {user_and(R"("logit_bias": {"hello": -100})"), "logit_bias.hello", ""},
+      {user_and(R"("logit_bias": {"50256": -101})"), "logit_bias.50256", ""},
+      {user_and(R"("logit_bias": {"50256": "ban"})"), "logit_bias.50256", ""},
       {user_and(R"("modalities": ["text", "audio"])"), "modalities", "unsupported_parameter"},
       {user_and(R"("functions": [{"name": "f"}])"), "functions", "unsupported_parameter"},
       {user_and(R"("stream_options": {"include_usage": true})"), "stream_options", ""},
@@ -357,4 +361,132 @@ TEST(GatewayOpenAIRules, PatternsCannotHangAWorker) {
   EXPECT_TRUE(schema_violation(Value::string(text + "!"), s));
   // Backreferences are not run: refused where the schema is checked.
   EXPECT_THROW(check_schema(json::parse(R"({"pattern": "(a)\\1"})"), "s", true), ApiError);
+}
+
+TEST(GatewayOpenAIRules, PenaltiesAndLogitBiasReachTheBackend) {
+  ChatRequest r = parse_chat_request(user_and(R"("frequency_penalty": 0.5, "presence_penalty": -1, "logit_bias": {"50256": -100, "7": 2.5})"), {});
+  ASSERT_TRUE(r.frequency_penalty && r.presence_penalty);
+  GenRequest g;
+  g.prompt = "P";
+  g.frequency_penalty = r.frequency_penalty;
+  g.presence_penalty = r.presence_penalty;
+  g.logit_bias = r.logit_bias;
+  // llama-server and OpenAI-style servers take OpenAI's names and logit_bias object as they are.
+  for (BackendKind k : {BackendKind::LlamaCpp, BackendKind::OpenAI}) {
+    Value b = json::parse(protocol_for(k, "").body(g, "m"));
+    EXPECT_EQ(json::dumps(*b.dict_obj().find("frequency_penalty")), "0.5");
+    EXPECT_EQ(json::dumps(*b.dict_obj().find("presence_penalty")), "-1.0");
+    EXPECT_EQ(json::dumps(*b.dict_obj().find("logit_bias")), R"({"50256": -100, "7": 2.5})");
+  }
+  // Ollama: penalties are options; it has no token biases, so the request is refused, not ignored.
+  GenRequest penalties_only = g;
+  penalties_only.logit_bias = Value();
+  Value ol = json::parse(protocol_for(BackendKind::OllamaGenerate, "").body(penalties_only, "m"));
+  EXPECT_EQ(json::dumps(*ol.dict_obj().find("options")), R"({"frequency_penalty": 0.5, "presence_penalty": -1.0})");
+  try {
+    protocol_for(BackendKind::OllamaChat, "").body(g, "m");
+    ADD_FAILURE() << "logit_bias accepted by the ollama backend";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.param, "logit_bias");
+  }
+  // An empty object asks for nothing.
+  EXPECT_TRUE(parse_chat_request(user_and(R"("logit_bias": {})"), {}).logit_bias.is_undefined());
+}
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+// llama-server's extra per-token "id", which OpenAI's shape does not have.
+Value without_ids(const Value& v) {
+  if (v.is_list()) {
+    std::vector<Value> out;
+    for (const Value& x : v.items()) out.push_back(without_ids(x));
+    return Value::list(std::move(out));
+  }
+  if (!v.is_dict()) return v;
+  Value d = Value::dict();
+  for (const auto& [k, x] : v.dict_obj().entries)
+    if (!(k.is_str() && k.str() == "id")) d.dict_obj().set(k, without_ids(x));
+  return d;
+}
+}  // namespace
+
+TEST(GatewayOpenAIRules, LogprobsAsLlamaServerGivesThem) {
+  // The records of a real llama-server's /completion stream (n_probs 2) read into the tokens that
+  // llama-server's own /v1/chat/completions gives for the same conversation and seed
+  // (tests/gateway/recorded/README.md says how both were recorded).
+  std::vector<Value> entries;
+  std::istringstream records(read_text("tests/gateway/recorded/llamacpp_completion_logprobs.jsonl"));
+  Protocol p = protocol_for(BackendKind::LlamaCpp, "");
+  for (std::string line; std::getline(records, line);) {
+    if (line.empty()) continue;
+    Record r = p.read(line);
+    if (r.logprobs.is_list())
+      for (const Value& e : r.logprobs.items()) entries.push_back(e);
+  }
+  Value want = json::parse(read_text("tests/gateway/recorded/llamacpp_chat_logprobs.json"));
+  ASSERT_EQ(entries.size(), 3u);
+  json::DumpOptions sorted;  // the same fields; the order is OpenAI's (token, logprob, bytes, top_logprobs)
+  sorted.sort_keys = true;
+  EXPECT_EQ(json::dumps(Value::list(entries), sorted), json::dumps(without_ids(*want.dict_obj().find("content")), sorted));
+
+  // In the answer: choices[0].logprobs = {"content": [...], "refusal": null}.
+  dialects::ParsedMessage m;
+  m.content = "x";
+  std::string body = completion_json(new_response_meta("m"), m, "length", {}, &entries);
+  Value choice = json::parse(body).dict_obj().find("choices")->items()[0];
+  const Value* lp = choice.dict_obj().find("logprobs");
+  ASSERT_TRUE(lp && lp->is_dict());
+  EXPECT_EQ(json::dumps(*lp->dict_obj().find("content")), json::dumps(Value::list(entries)));
+  EXPECT_TRUE(lp->dict_obj().find("refusal")->is_none());
+  // Not asked for: null, as OpenAI answers.
+  EXPECT_TRUE(json::parse(completion_json(new_response_meta("m"), m, "stop", {})).dict_obj().find("choices")->items()[0].dict_obj().find("logprobs")->is_none());
+}
+
+TEST(GatewayOpenAIRules, LogprobsRequestRules) {
+  EXPECT_EQ(parse_chat_request(user_and(R"("logprobs": true)"), {}).top_logprobs, 0);
+  EXPECT_EQ(parse_chat_request(user_and(R"("logprobs": true, "top_logprobs": 5)"), {}).top_logprobs, 5);
+  EXPECT_FALSE(parse_chat_request(user_and(R"("logprobs": false)"), {}).top_logprobs);
+  for (const char* bad : {R"("top_logprobs": 2)", R"("logprobs": true, "top_logprobs": 21)", R"("logprobs": true, "top_logprobs": -1)"}) {
+    ApiError e = rejection(user_and(bad));
+    EXPECT_EQ(e.status, 400) << bad;
+    EXPECT_EQ(e.param, "top_logprobs") << bad;
+  }
+  // Asked of the backend as each protocol names it; Ollama reports none: refused, not ignored.
+  GenRequest g;
+  g.prompt = "P";
+  g.top_logprobs = 0;
+  EXPECT_EQ(json::dumps(*json::parse(protocol_for(BackendKind::LlamaCpp, "").body(g, "m")).dict_obj().find("n_probs")), "1");
+  EXPECT_EQ(json::dumps(*json::parse(protocol_for(BackendKind::OpenAI, "").body(g, "m")).dict_obj().find("logprobs")), "0");
+  try {
+    protocol_for(BackendKind::OllamaGenerate, "").body(g, "m");
+    ADD_FAILURE() << "logprobs accepted by the ollama backend";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.param, "logprobs");
+  }
+  // The completions API's shape (vLLM, OpenAI) reads into the same chat shape.
+  Record r = protocol_for(BackendKind::OpenAI, "").read(
+      R"({"choices": [{"text": "Hi", "logprobs": {"tokens": ["Hi"], "token_logprobs": [-0.5], "top_logprobs": [{"Hi": -0.5, "Hello": -1.25}]}}]})");
+  EXPECT_EQ(json::dumps(r.logprobs),
+            R"([{"token": "Hi", "logprob": -0.5, "bytes": [72, 105], "top_logprobs": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105]}, {"token": "Hello", "logprob": -1.25, "bytes": [72, 101, 108, 108, 111]}]}])");
+}
+
+TEST(GatewayOpenAIRules, StreamedLogprobsRideWithTheNextDelta) {
+  std::vector<std::string> events;
+  ChunkWriter w(new_response_meta("m"), [&](std::string_view s) { events.emplace_back(s); return true; });
+  Value tok = json::parse(R"({"token": "Hi", "logprob": -0.5, "bytes": [72, 105], "top_logprobs": []})");
+  w.add_logprob(tok);
+  w.on(dialects::ContentDelta{"Hi"});
+  w.add_logprob(tok);  // a token the parser still holds: it goes with the finish chunk
+  w.finish("stop", nullptr);
+  ASSERT_EQ(events.size(), 4u);  // role, content, finish, [DONE]
+  auto logprobs_of = [](const std::string& ev) {
+    return *json::parse(ev.substr(6)).dict_obj().find("choices")->items()[0].dict_obj().find("logprobs");
+  };
+  EXPECT_TRUE(logprobs_of(events[0]).is_none());
+  EXPECT_EQ(json::dumps(logprobs_of(events[1])), R"({"content": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105], "top_logprobs": []}], "refusal": null})");
+  EXPECT_EQ(json::dumps(*logprobs_of(events[2]).dict_obj().find("content")), "[" + json::dumps(tok) + "]");
 }
