@@ -36,6 +36,8 @@ struct GenRequest {
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature, top_p;
   std::optional<double> frequency_penalty, presence_penalty;
+  std::optional<int64_t> top_k;
+  std::optional<double> min_p, repetition_penalty;
   std::optional<int64_t> seed;
   Value logit_bias;         // OpenAI's {"token id": bias}; undefined when none
   // logprobs wanted: the alternatives per token (0-20). Each record's entries, in OpenAI's chat

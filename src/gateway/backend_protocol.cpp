@@ -27,13 +27,18 @@ int64_t int_or(const Value* v, int64_t dflt) { return v && v->is_int() ? v->as_i
                  "server_error", "", "backend_invalid_response");
 }
 
-// Common sampling fields under the names llama.cpp and OpenAI use.
-void sampling(Value& b, const GenRequest& r) {
+// Common sampling fields under the names llama.cpp, OpenAI-style servers and Ollama's options use;
+// only repetition_penalty is named differently (vLLM/SGLang vs llama.cpp/Ollama).
+void sampling(Value& b, const GenRequest& r, BackendKind kind) {
   if (r.temperature) put(b, "temperature", Value::floating(*r.temperature));
   if (r.top_p) put(b, "top_p", Value::floating(*r.top_p));
   if (r.seed) put(b, "seed", Value::integer(*r.seed));
   if (r.frequency_penalty) put(b, "frequency_penalty", Value::floating(*r.frequency_penalty));
   if (r.presence_penalty) put(b, "presence_penalty", Value::floating(*r.presence_penalty));
+  if (r.top_k) put(b, "top_k", Value::integer(*r.top_k));
+  if (r.min_p) put(b, "min_p", Value::floating(*r.min_p));
+  if (r.repetition_penalty)
+    put(b, kind == BackendKind::OpenAI ? "repetition_penalty" : "repeat_penalty", Value::floating(*r.repetition_penalty));
 }
 
 // response_format for backends: llama.cpp's json_schema (json_object: any object), and the OpenAI
@@ -167,7 +172,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       if (!r.stop.empty()) put(b, "stop", stop_list(r.stop));
       put(b, "stream", Value::boolean(r.stream));
       put(b, "cache_prompt", Value::boolean(true));
-      sampling(b, r);
+      sampling(b, r, kind);
       if (r.logit_bias.is_dict()) put(b, "logit_bias", r.logit_bias);  // llama-server takes OpenAI's object form
       // n_probs 0 sends none; the sampled token's own log probability comes with its alternatives.
       if (r.top_logprobs) put(b, "n_probs", Value::integer(std::max(1, *r.top_logprobs)));
@@ -185,7 +190,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
         put(so, "include_usage", Value::boolean(true));
         put(b, "stream_options", so);
       }
-      sampling(b, r);
+      sampling(b, r, kind);
       if (r.logit_bias.is_dict()) put(b, "logit_bias", r.logit_bias);
       if (r.top_logprobs) put(b, "logprobs", Value::integer(*r.top_logprobs));
       grammar_field(b, r, grammar);
@@ -206,7 +211,7 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       Value o = Value::dict();
       if (r.max_tokens) put(o, "num_predict", Value::integer(*r.max_tokens));
       if (!r.stop.empty()) put(o, "stop", stop_list(r.stop));
-      sampling(o, r);
+      sampling(o, r, kind);
       put(b, "options", o);
       if (r.response_format.kind == ResponseFormat::JsonObject) put(b, "format", Value::string("json"));
       if (r.response_format.kind == ResponseFormat::JsonSchema) put(b, "format", r.response_format.schema);

@@ -192,6 +192,9 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   g.seed = req.seed;
   g.frequency_penalty = req.frequency_penalty;
   g.presence_penalty = req.presence_penalty;
+  g.top_k = req.top_k;
+  g.min_p = req.min_p;
+  g.repetition_penalty = req.repetition_penalty;
   g.logit_bias = req.logit_bias;
   g.stream = stream_backend;
   g.deadline = deadline;

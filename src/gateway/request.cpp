@@ -376,6 +376,14 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
   r.seed = get_int(req, "seed", INT64_MIN);
   r.frequency_penalty = get_number(req, "frequency_penalty", -2, 2);
   r.presence_penalty = get_number(req, "presence_penalty", -2, 2);
+  r.top_k = get_int(req, "top_k", -1);
+  r.min_p = get_number(req, "min_p", 0, 1);
+  r.repetition_penalty = get_number(req, "repetition_penalty", 0, 10);
+  if (auto rp = get_number(req, "repeat_penalty", 0, 10)) {
+    if (r.repetition_penalty && *r.repetition_penalty != *rp)
+      throw bad_request("repeat_penalty", "repeat_penalty: differs from repetition_penalty (the same setting; send one)");
+    r.repetition_penalty = rp;
+  }
   r.logit_bias = parse_logit_bias(req);
   if (get_bool(req, "logprobs", false)) {
     auto k = get_int(req, "top_logprobs", 0);

@@ -42,6 +42,10 @@ struct ChatRequest {
   std::optional<int64_t> max_tokens;  // max_completion_tokens, else max_tokens
   std::optional<double> temperature, top_p;
   std::optional<double> frequency_penalty, presence_penalty;
+  // Beyond OpenAI's fields, as vLLM and llama-server accept them: top_k, min_p, and
+  // repetition_penalty (llama.cpp's repeat_penalty is read as the same).
+  std::optional<int64_t> top_k;
+  std::optional<double> min_p, repetition_penalty;
   std::optional<int64_t> seed;
   Value logit_bias;               // {"token id": bias}, validated; undefined when absent or empty
   std::optional<int> top_logprobs;  // logprobs: true -> the alternatives wanted per token (0-20)

@@ -392,6 +392,28 @@ TEST(GatewayOpenAIRules, PenaltiesAndLogitBiasReachTheBackend) {
   }
   // An empty object asks for nothing.
   EXPECT_TRUE(parse_chat_request(user_and(R"("logit_bias": {})"), {}).logit_bias.is_undefined());
+
+  // vLLM's and llama-server's extra sampling fields: honoured, repetition_penalty under each one's name.
+  ChatRequest x = parse_chat_request(user_and(R"("top_k": 40, "min_p": 0.05, "repeat_penalty": 1.1)"), {});
+  GenRequest gx;
+  gx.top_k = x.top_k;
+  gx.min_p = x.min_p;
+  gx.repetition_penalty = x.repetition_penalty;
+  auto field_of = [&](BackendKind k, const char* name) {
+    Value b = json::parse(protocol_for(k, "").body(gx, "m"));
+    if (k == BackendKind::OllamaGenerate) b = *b.dict_obj().find("options");
+    const Value* v = b.dict_obj().find(name);
+    return v ? json::dumps(*v) : std::string("absent");
+  };
+  for (BackendKind k : {BackendKind::LlamaCpp, BackendKind::OpenAI, BackendKind::OllamaGenerate}) {
+    EXPECT_EQ(field_of(k, "top_k"), "40");
+    EXPECT_EQ(field_of(k, "min_p"), "0.05");
+  }
+  EXPECT_EQ(field_of(BackendKind::LlamaCpp, "repeat_penalty"), "1.1");
+  EXPECT_EQ(field_of(BackendKind::OllamaGenerate, "repeat_penalty"), "1.1");
+  EXPECT_EQ(field_of(BackendKind::OpenAI, "repetition_penalty"), "1.1");
+  EXPECT_EQ(rejection(user_and(R"("repeat_penalty": 1.1, "repetition_penalty": 1.2)")).param, "repeat_penalty");
+  EXPECT_EQ(rejection(user_and(R"("min_p": 2)")).param, "min_p");
 }
 
 namespace {
