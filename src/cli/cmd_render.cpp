@@ -23,6 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The date and time tests/oracle/hf_render.py gives strftime_now.
+constexpr const char* kOracleNow = "2026-01-15T09:30:00";
+
 jinja::RenderOptions parse_now(const std::optional<std::string>& now) {
   jinja::RenderOptions o;
   if (!now) return o;
@@ -172,7 +175,7 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
 
 struct RenderArgs {
   std::optional<std::string> template_path, context, batch, name, model, messages, tools, kwargs;
-  std::string now = "2026-01-15T09:30:00";
+  std::optional<std::string> now;  // unset: see the --now help
   int repeat = 0;
   bool json = false, add_generation_prompt = false, continue_final_message = false;
 };
@@ -235,7 +238,9 @@ Verb add_render(CLI::App& root) {
                                   "oracle form: JSON file (or -) with messages, tools, add_generation_prompt, ...");
   auto* batch = app->add_option("--batch", a->batch, "batch form: JSON-lines cases file, or - for stdin");
   app->add_option("--name", a->name, "use this named template (default: tool_use when tools are given, else default)");
-  app->add_option("--now", a->now, "the clock strftime_now sees (ISO date/time), or 'real'");
+  app->add_option("--now", a->now,
+                  "the clock strftime_now sees (ISO date/time), or 'real'; default: 'real' for --model (as "
+                  "apply_chat_template), 2026-01-15T09:30:00 for the oracle and batch forms (as hf_render.py)");
   app->add_flag("--json", a->json, "print {\"text\", \"generation_spans\", ...} instead of the text");
   auto* repeat = app->add_option("--repeat", a->repeat, "oracle and batch forms: time N renders, print the median microseconds on stderr")
       ->check(CLI::NonNegativeNumber);
@@ -254,7 +259,8 @@ Verb add_render(CLI::App& root) {
       "Example:\n"
       "  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json --add-generation-prompt");
   return {app, [a] {
-            jinja::RenderOptions opts = parse_now(a->now);
+            // The oracle's fixed clock keeps its goldens reproducible; a model's prompt gets today's date.
+            jinja::RenderOptions opts = parse_now(a->now ? *a->now : a->model ? "real" : kOracleNow);
             if (a->batch) return run_batch(*a->batch, opts, a->repeat);
             if (a->model) return run_friendly(*a, opts);
             return run_oracle_form(*a, opts);

@@ -61,7 +61,7 @@ class Tmp(unittest.TestCase):
 class Help(unittest.TestCase):
     def test_verb_help_on_stdout_with_defaults_env_and_example(self):
         expected = {  # option -> a default its help line must show
-            "render": {"--model": None, "--now": "2026-01-15T09:30:00", "--repeat": "0"},
+            "render": {"--model": None, "--now": None, "--repeat": "0"},
             "detect": {"--template": None, "--name": None, "--tokens": None},
             "parse": {"--dialect": None, "--seed": None, "--chunk": "0", "--tools": None},
             "check": {"--template": None, "--infer": None},
@@ -215,6 +215,17 @@ class TemplateErrors(Tmp):
             self.assertIn("{% for m in messages %}{{ m.content }{% endfor %}", lines[1], args)
             self.assertRegex(lines[2], r"^\s*\^$", args)
             self.assertEqual(p.stdout, "", args)
+
+    def test_model_form_sees_todays_date_oracle_forms_the_fixed_one(self):
+        # apply_chat_template gives strftime_now the real clock; hf_render.py fixes it (its goldens).
+        t = self.path("now.jinja")
+        write(t, "{{ strftime_now('%Y-%m-%d') }}")
+        before = time.strftime("%Y-%m-%d")
+        p = run("render", "--model", t, "--messages", MESSAGES)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(p.stdout, {before, time.strftime("%Y-%m-%d")})  # a run across midnight sees either
+        self.assertEqual(run("render", "--model", t, "--messages", MESSAGES, "--now", "2020-02-03").stdout, "2020-02-03")
+        self.assertEqual(run("render", "--template", t, "--context", "-", stdin='{"messages": []}').stdout, "2026-01-15")
 
     def test_template_inside_a_config_is_named_with_its_template(self):
         cfg = self.path("tokenizer_config.json")
