@@ -263,9 +263,11 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline, c
     }
     o.usage.prompt_tokens += a.gen.prompt_tokens;
     o.usage.completion_tokens += a.gen.completion_tokens;
-    // A call the request's own max_tokens cut short is the answer asked for, not a model fault
-    // (and a retry would be cut the same way): 200 with finish_reason "length".
-    bool cut_by_limit = a.cut_calls > 0 && a.gen.finish_reason == "length";
+    // An answer the request's own max_tokens (or the context) cut short is the answer asked for,
+    // not a model fault: 200 with finish_reason "length", never a retry (it would be cut the same
+    // way, at twice the cost). Also when the cut came before the call was recognised as one (a
+    // grammar-bound answer cut inside `{"name": ...`).
+    bool cut_by_limit = a.gen.finish_reason == "length";
     if (complies(req, a.names) || cut_by_limit) {
       o.events = std::move(log.events);
       if (req.top_logprobs) o.logprobs = std::move(a.logprobs);

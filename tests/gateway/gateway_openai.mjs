@@ -284,6 +284,16 @@ await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_leg
   const reqS = await streamed(client(gwO.port), ask('complies_on_retry', { tool_choice: 'required' }));
   check(isDeepStrictEqual(callsOf(reqS.calls), [['get_weather', { city: 'Paris' }]]), 'tool_choice required (stream, no grammar): the complying answer', reqS);
   check(!('grammar' in (await lastBody())) && !('ebnf' in (await lastBody())) && !('structured_outputs' in (await lastBody())), 'openai kind by default: no grammar field');
+  // Cut by max_tokens (here before "arguments", as a grammar-bound answer can be): the answer asked
+  // for, finish_reason "length", no retry.
+  before = (await stats()).requests;
+  const cut = await c.chat.completions.create(ask('cut_before_arguments', { tool_choice: 'required' }));
+  check(cut.choices[0].finish_reason === 'length' && !cut.choices[0].message.tool_calls && (await stats()).requests - before === 1,
+    'tool_choice required, answer cut by max_tokens: 200 length, not retried', [cut.choices[0], (await stats()).requests - before]);
+  before = (await stats()).requests;
+  const cutText = await c.chat.completions.create(ask('length', { tool_choice: 'required' }));
+  check(cutText.choices[0].finish_reason === 'length' && (await stats()).requests - before === 1,
+    'tool_choice required, text cut by max_tokens: 200 length, not retried', [cutText.choices[0], (await stats()).requests - before]);
   await expectError('tool_choice required, never complies', c.chat.completions.create(ask('never_complies', { tool_choice: 'required' })), 502, 'tool_choice_not_honoured');
   await expectError('tool_choice required, never complies (stream, no grammar)', streamed(client(gwO.port), ask('never_complies', { tool_choice: 'required' })), 502, 'tool_choice_not_honoured');
   const named = await whole(c, ask('wrong_tool', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
