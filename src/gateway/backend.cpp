@@ -143,6 +143,7 @@ class HttpBackend final : public Backend {
     auto take = [&](const Record& r) -> bool {
       if (r.prompt_tokens >= 0) result.prompt_tokens = r.prompt_tokens;
       if (r.completion_tokens >= 0) result.completion_tokens = r.completion_tokens;
+      if (r.cached_tokens >= 0) result.cached_tokens = r.cached_tokens;
       if (!r.finish_reason.empty()) result.finish_reason = r.finish_reason;
       if (gr.on_logprobs && r.logprobs.is_list() && !r.logprobs.items().empty()) gr.on_logprobs(r.logprobs);
       if (!r.text.empty()) {

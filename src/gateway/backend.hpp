@@ -54,6 +54,7 @@ struct GenRequest {
 struct GenResult {
   std::string finish_reason = "stop";  // "stop" or "length"
   int64_t prompt_tokens = 0, completion_tokens = 0;
+  int64_t cached_tokens = -1;          // prompt tokens served from the backend's cache; -1: unknown
   bool cancelled = false;              // on_text asked to stop
 };
 

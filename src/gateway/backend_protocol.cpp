@@ -259,6 +259,8 @@ Record Protocol::read(std::string_view text) const {
           r.finish_reason = lim && lim->is_bool() && lim->as_bool() ? "length" : "stop";
         r.prompt_tokens = int_or(at(v, "tokens_evaluated"), -1);
         r.completion_tokens = int_or(at(v, "tokens_predicted"), -1);
+        // What llama-server's own chat endpoint reports as prompt_tokens_details.cached_tokens.
+        if (const Value* t = at(v, "timings"); t && t->is_dict()) r.cached_tokens = int_or(at(*t, "cache_n"), -1);
       }
       if (const Value* p = at(v, "completion_probabilities"); p && p->is_list()) r.logprobs = llamacpp_logprobs(*p);
       break;
@@ -267,6 +269,7 @@ Record Protocol::read(std::string_view text) const {
       if (const Value* u = at(v, "usage"); u && u->is_dict()) {
         r.prompt_tokens = int_or(at(*u, "prompt_tokens"), -1);
         r.completion_tokens = int_or(at(*u, "completion_tokens"), -1);
+        if (const Value* d = at(*u, "prompt_tokens_details"); d && d->is_dict()) r.cached_tokens = int_or(at(*d, "cached_tokens"), -1);
       }
       const Value* ch = at(v, "choices");
       if (!ch || !ch->is_list()) invalid(kind, "no \"choices\" array");

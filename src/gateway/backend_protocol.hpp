@@ -14,6 +14,7 @@ struct Record {
   bool done = false;           // the last record of the generation
   std::string finish_reason;   // "stop" / "length" when the record says
   int64_t prompt_tokens = -1, completion_tokens = -1;
+  int64_t cached_tokens = -1;  // OpenAI's usage.prompt_tokens_details.cached_tokens
   Value logprobs;              // the record's tokens in OpenAI's chat shape, when the backend sent them
 };
 

@@ -263,6 +263,7 @@ Outcome Gateway::run_whole(const ChatRequest& req, Clock::time_point deadline, c
     }
     o.usage.prompt_tokens += a.gen.prompt_tokens;
     o.usage.completion_tokens += a.gen.completion_tokens;
+    if (a.gen.cached_tokens >= 0) o.usage.cached_tokens = std::max<int64_t>(0, o.usage.cached_tokens) + a.gen.cached_tokens;
     // An answer the request's own max_tokens (or the context) cut short is the answer asked for,
     // not a model fault: 200 with finish_reason "length", never a retry (it would be cut the same
     // way, at twice the cost). Also when the cut came before the call was recognised as one (a
@@ -292,7 +293,7 @@ Outcome Gateway::run_streaming(const ChatRequest& req, ChunkWriter& out, Clock::
   if (req.top_logprobs) on_logprob = [&out](Value&& e) { out.add_logprob(std::move(e)); };
   Attempt a = attempt(req, "", out, [&] { return !out.client_gone(); }, deadline, /*stream_backend=*/true, on_logprob);
   Outcome o;
-  o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens};
+  o.usage = {a.gen.prompt_tokens, a.gen.completion_tokens, a.gen.cached_tokens};
   o.finish_reason = a.finish_reason();
   metrics_.tool_calls += a.names.size();
   account(o);

@@ -40,7 +40,9 @@ void warnings_json(std::string& out, const std::vector<dialects::Warning>& ws) {
 
 void usage_json(std::string& out, const Usage& u) {
   out += "{\"prompt_tokens\":" + std::to_string(u.prompt_tokens) + ",\"completion_tokens\":" +
-         std::to_string(u.completion_tokens) + ",\"total_tokens\":" + std::to_string(u.prompt_tokens + u.completion_tokens) + "}";
+         std::to_string(u.completion_tokens) + ",\"total_tokens\":" + std::to_string(u.prompt_tokens + u.completion_tokens);
+  if (u.cached_tokens >= 0) out += ",\"prompt_tokens_details\":{\"cached_tokens\":" + std::to_string(u.cached_tokens) + "}";
+  out += "}";
 }
 
 // {"content": [...], "refusal": null}, the choice's logprobs object.

@@ -23,6 +23,7 @@ ResponseMeta new_response_meta(const std::string& model);
 
 struct Usage {
   int64_t prompt_tokens = 0, completion_tokens = 0;
+  int64_t cached_tokens = -1;  // prompt tokens the backend reused from its cache; -1: not reported
 };
 
 // {"id", "object": "chat.completion", ..., "choices": [{"message", "finish_reason"}], "usage"}.

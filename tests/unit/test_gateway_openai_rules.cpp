@@ -512,3 +512,21 @@ TEST(GatewayOpenAIRules, StreamedLogprobsRideWithTheNextDelta) {
   EXPECT_EQ(json::dumps(logprobs_of(events[1])), R"({"content": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105], "top_logprobs": []}], "refusal": null})");
   EXPECT_EQ(json::dumps(*logprobs_of(events[2]).dict_obj().find("content")), "[" + json::dumps(tok) + "]");
 }
+
+TEST(GatewayOpenAIRules, CachedPromptTokensAsTheBackendReportsThem) {
+  // llama-server's /completion puts what its chat endpoint calls prompt_tokens_details.cached_tokens
+  // in timings.cache_n; OpenAI-style servers send the OpenAI field; Ollama reports none.
+  Record l = protocol_for(BackendKind::LlamaCpp, "").read(
+      R"({"content": "", "stop": true, "stop_type": "eos", "tokens_evaluated": 33, "tokens_predicted": 2, "timings": {"cache_n": 32, "prompt_n": 1}})");
+  EXPECT_EQ(l.cached_tokens, 32);
+  Record o = protocol_for(BackendKind::OpenAI, "").read(
+      R"({"choices": [], "usage": {"prompt_tokens": 33, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 30}}})");
+  EXPECT_EQ(o.cached_tokens, 30);
+  EXPECT_EQ(protocol_for(BackendKind::OllamaGenerate, "").read(R"({"response": "", "done": true, "prompt_eval_count": 3})").cached_tokens, -1);
+  dialects::ParsedMessage m;
+  Value with = json::parse(completion_json(new_response_meta("m"), m, "stop", Usage{33, 2, 32}));
+  EXPECT_EQ(json::dumps(*with.dict_obj().find("usage")),
+            R"({"prompt_tokens": 33, "completion_tokens": 2, "total_tokens": 35, "prompt_tokens_details": {"cached_tokens": 32}})");
+  Value without = json::parse(completion_json(new_response_meta("m"), m, "stop", Usage{33, 2}));
+  EXPECT_FALSE(without.dict_obj().find("usage")->dict_obj().find("prompt_tokens_details"));
+}
