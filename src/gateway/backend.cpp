@@ -225,35 +225,8 @@ class HttpBackend final : public Backend {
       return result;
     }
     if (result.cancelled) return result;
-    if (!ok) {
-      if (err == httplib::Error::SSLServerVerification || err == httplib::Error::SSLLoadingCerts || err == httplib::Error::SSLConnection)
-        throw ApiError(502, "TLS with the backend at " + url_.scheme_host_port + " failed (" + httplib::to_string(err) +
-                                "): " + (err == httplib::Error::SSLServerVerification ? "its certificate is not trusted; --backend-ca FILE names the CA to trust"
-                                         : err == httplib::Error::SSLLoadingCerts ? "the CA file (--backend-ca) could not be loaded"
-                                                                                  : "no TLS connection could be made"),
-                       "server_error", "", "backend_tls_failed");
-      if (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)
-        throw ApiError(502, unreachable(err), "server_error", "", "backend_unreachable");
-      double waited = std::chrono::duration<double>(clock::now() - started).count();
-      if (err == httplib::Error::Read && status == 0 && waited >= limits_.backend_idle_timeout_s * 0.9)
-        throw timeout("no response from the backend within " + std::to_string(int(limits_.backend_idle_timeout_s)) + " s");
-      if (lines.overflowed()) throw ApiError(502, "backend sent an over-long line", "server_error", "", "backend_invalid_response");
-      throw ApiError(502, std::string("backend connection failed") + (status ? " mid-response" : "") + " (" +
-                              httplib::to_string(err) + ")", "server_error", "", "backend_connection_lost");
-    }
-    if (status < 200 || status >= 300) {
-      std::string msg = "backend returned HTTP " + std::to_string(status) + (error_body.empty() ? "" : ": " + error_body);
-      if (status == 401 || status == 403)  // our credentials, not the client's request
-        throw ApiError(502, msg + " (check --backend-api-key)", "server_error", "", "backend_auth_failed");
-      if (status >= 400 && status < 500)
-        throw ApiError(400, msg, "invalid_request_error", "", "backend_rejected");
-      if (status == 503) {  // overloaded or loading: the client may come back, when the backend says
-        ApiError e(503, msg, "server_error", "", "backend_unavailable");
-        e.retry_after = !retry_after.empty() ? retry_after : std::to_string(static_cast<int64_t>(std::ceil(retry_after_)));
-        throw e;
-      }
-      throw ApiError(502, msg, "server_error", "", "backend_error");
-    }
+    if (!ok) transport_failure(err, status, std::chrono::duration<double>(clock::now() - started).count(), lines.overflowed());
+    if (status < 200 || status >= 300) status_failure(status, error_body, retry_after);
     if (!gr.stream) {
       take(proto_.read(whole));
       if (too_long && !result.cancelled) result.finish_reason = "length";
@@ -268,6 +241,39 @@ class HttpBackend final : public Backend {
   }
 
  private:
+  // The ApiError for a request that failed below HTTP: TLS, connect, silence, a dropped connection.
+  [[noreturn]] void transport_failure(httplib::Error err, int status, double waited_s, bool line_overflow) const {
+    if (err == httplib::Error::SSLServerVerification || err == httplib::Error::SSLLoadingCerts || err == httplib::Error::SSLConnection)
+      throw ApiError(502, "TLS with the backend at " + url_.scheme_host_port + " failed (" + httplib::to_string(err) +
+                              "): " + (err == httplib::Error::SSLServerVerification ? "its certificate is not trusted; --backend-ca FILE names the CA to trust"
+                                       : err == httplib::Error::SSLLoadingCerts ? "the CA file (--backend-ca) could not be loaded"
+                                                                                : "no TLS connection could be made"),
+                     "server_error", "", "backend_tls_failed");
+    if (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)
+      throw ApiError(502, unreachable(err), "server_error", "", "backend_unreachable");
+    if (err == httplib::Error::Read && status == 0 && waited_s >= limits_.backend_idle_timeout_s * 0.9)
+      throw timeout("no response from the backend within " + std::to_string(int(limits_.backend_idle_timeout_s)) + " s");
+    if (line_overflow) throw ApiError(502, "backend sent an over-long line", "server_error", "", "backend_invalid_response");
+    throw ApiError(502, std::string("backend connection failed") + (status ? " mid-response" : "") + " (" +
+                            httplib::to_string(err) + ")", "server_error", "", "backend_connection_lost");
+  }
+
+  // The ApiError for a backend's non-2xx answer: its fault (502), our credentials (502), the
+  // request it refused (400), or busy (503 with a Retry-After).
+  [[noreturn]] void status_failure(int status, const std::string& error_body, const std::string& retry_after) const {
+    std::string msg = "backend returned HTTP " + std::to_string(status) + (error_body.empty() ? "" : ": " + error_body);
+    if (status == 401 || status == 403)  // our credentials, not the client's request
+      throw ApiError(502, msg + " (check --backend-api-key)", "server_error", "", "backend_auth_failed");
+    if (status >= 400 && status < 500)
+      throw ApiError(400, msg, "invalid_request_error", "", "backend_rejected");
+    if (status == 503) {  // overloaded or loading: the client may come back, when the backend says
+      ApiError e(503, msg, "server_error", "", "backend_unavailable");
+      e.retry_after = !retry_after.empty() ? retry_after : std::to_string(static_cast<int64_t>(std::ceil(retry_after_)));
+      throw e;
+    }
+    throw ApiError(502, msg, "server_error", "", "backend_error");
+  }
+
   // "backend unreachable: connection refused at URL": the OS's reason from a fresh connect, since
   // cpp-httplib names every failed connect "Connection"; its word when the connect now succeeds.
   std::string unreachable(httplib::Error err) const {
