@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -98,8 +99,12 @@ class AddedTokenMatcher {
   void build(const std::vector<AddedToken>& tokens, const std::vector<size_t>& which);
   bool empty() const { return nodes_.size() <= 1; }
   // Split text into (token index or -1, [begin, end) bytes), applying lstrip/rstrip/single_word.
+  // `skip(begin, end, token)`, when given, drops a match as HF's encode_special_tokens does
+  // (the search goes on after it).
+  using SkipMatch = std::function<bool(size_t, size_t, const AddedToken&)>;
   void split(std::string_view text, const std::vector<AddedToken>& tokens,
-             std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out) const;
+             std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out,
+             const SkipMatch* skip = nullptr) const;
 
  private:
   struct Node {
@@ -123,7 +128,10 @@ class TokenizerImpl {
   std::unordered_map<uint32_t, size_t> added_by_id;
   AddedTokenMatcher raw_matcher, normalized_matcher;
 
-  Encoding encode(std::string_view text, bool add_special_tokens) const;
+  // `plain`: sorted code point ranges of the input where special added tokens are not
+  // recognised; `skipped` (when given) is set when a special token's text was met there.
+  Encoding encode(std::string_view text, bool add_special_tokens,
+                  const std::vector<std::pair<uint32_t, uint32_t>>* plain = nullptr, bool* skipped = nullptr) const;
   std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const;
 };
 
