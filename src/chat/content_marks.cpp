@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "chat/conv_util.hpp"
+#include "toolchat/json.hpp"
 
 namespace toolchat::chat {
 
@@ -122,24 +123,46 @@ MarkedMessages mark_message_texts(const Value& messages) {
 
 namespace {
 
-// The marked text with the texts put back, and where they went; false when a marker is unknown.
-bool put_back(const std::string& marked, const std::vector<std::string>& texts, std::string& text,
-              std::vector<std::pair<size_t, size_t>>& ranges) {
-  text.clear();
-  text.reserve(marked.size());
-  size_t at = 0;
+std::string_view strip(std::string_view t, bool left, bool right) {
+  constexpr std::string_view ws = " \t\n\r\v\f";
+  size_t b = left ? t.find_first_not_of(ws) : 0;
+  if (b == std::string_view::npos) return {};
+  size_t e = right ? t.find_last_not_of(ws) + 1 : t.size();
+  return t.substr(b, e - b);
+}
+
+// Walks the marked render and the real one together: the template's text must be equal, and
+// each marker must stand for its text as is, stripped (templates that trim the contents) or
+// escaped as inside a JSON string (templates that show it through tojson).
+// Records where each text went; false when the two do not line up.
+bool line_up(const std::string& marked, const std::vector<std::string>& texts, const std::string& real,
+             std::vector<std::pair<size_t, size_t>>& ranges) {
+  size_t at = 0, pos = 0;
   while (at < marked.size()) {
     size_t next = marked.find(kOpen, at);
     if (next == std::string::npos) next = marked.size();
-    text.append(marked, at, next - at);
+    if (real.compare(pos, next - at, marked, at, next - at) != 0) return false;
+    pos += next - at;
     if (next == marked.size()) break;
     size_t index = 0, len = 0;
     if (!read_marker(marked, next, index, len) || index >= texts.size()) return false;
-    ranges.push_back({text.size(), text.size() + texts[index].size()});
-    text += texts[index];
+    bool placed = false;
+    std::string quoted;  // the text inside a JSON string (a template showing it through tojson)
+    json::dump_string(quoted, texts[index], false);
+    const std::string_view forms[] = {texts[index], strip(texts[index], true, true), strip(texts[index], true, false),
+                                      strip(texts[index], false, true),
+                                      std::string_view(quoted).substr(1, quoted.size() - 2)};
+    for (std::string_view t : forms) {
+      if (real.compare(pos, t.size(), t) != 0) continue;
+      if (!t.empty()) ranges.push_back({pos, pos + t.size()});
+      pos += t.size();
+      placed = true;
+      break;
+    }
+    if (!placed) return false;
     at = next + len;
   }
-  return true;
+  return pos == real.size();
 }
 
 bool has_non_space(const std::string& s) {
@@ -167,9 +190,8 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
     return out;
   }
   try {
-    std::string text;
     std::vector<std::pair<size_t, size_t>> ranges;
-    if (put_back(render_marked(marked.messages), marked.texts, text, ranges) && text == real) {
+    if (line_up(render_marked(marked.messages), marked.texts, real, ranges)) {
       normalise(ranges);
       out.bytes = std::move(ranges);
       out.by_markers = true;
@@ -180,14 +202,25 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
   }
   size_t pos = 0;
   for (const std::string& t : marked.texts) {
-    size_t at = real.find(t, pos);
-    if (at == std::string::npos) at = real.find(t);
+    std::string_view s = t;
+    size_t at = real.find(s, pos);
+    if (at == std::string::npos) at = real.find(s);
+    if (at == std::string::npos) {  // a template that trims the texts
+      s = strip(t, true, true);
+      at = s.empty() ? std::string::npos : real.find(s, pos);
+    }
+    std::string quoted;
+    if (at == std::string::npos) {  // or shows them through tojson
+      json::dump_string(quoted, t, false);
+      s = std::string_view(quoted).substr(1, quoted.size() - 2);
+      at = real.find(s, pos);
+    }
     if (at == std::string::npos) {
       out.not_found += has_non_space(t);
       continue;
     }
-    out.bytes.push_back({at, at + t.size()});
-    pos = at + t.size();
+    out.bytes.push_back({at, at + s.size()});
+    pos = at + s.size();
   }
   normalise(out.bytes);
   return out;

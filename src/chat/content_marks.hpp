@@ -3,11 +3,13 @@
 // keeps its special tokens.
 //
 // Method: the conversation is rendered once more with every message text replaced by a marker
-// (private-use characters a template passes through unchanged); putting the texts back in place
-// of the markers must give the real render byte for byte, and then the markers' places are the
-// texts' places. Templates that transform a text (trim, split at "</think>", escape it in JSON)
-// fail that check; then each text is searched, in message order, in the real render, and texts
-// not found are counted (their special-token strings would be read as special tokens).
+// (private-use characters a template passes through unchanged). Putting the texts back in place
+// of the markers must give the real render byte for byte, each text as is, stripped of
+// surrounding whitespace (templates that trim) or escaped as in a JSON string (templates that
+// show it through tojson); then the markers' places are the texts' places. When a template
+// transforms a text otherwise (splits it at "</think>"), each text is searched instead, in
+// message order, in the real render (as is, stripped, escaped), and texts not found are counted
+// (special-token strings in them would be read as special tokens).
 #pragma once
 
 #include <cstddef>
