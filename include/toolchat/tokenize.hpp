@@ -30,8 +30,10 @@ class TokenizerImpl;
 // Immutable after loading; encode/decode are safe from several threads at once.
 class Tokenizer {
  public:
-  // `path` is a tokenizer.json or a folder holding one. Throws toolchat::Error naming the file
-  // and the JSON path of what is wrong or unsupported.
+  // `path` is a tokenizer.json, a folder holding one, or a .gguf model (its tokenizer.ggml.*
+  // metadata, tokenizing as llama.cpp does: byte-level BPE models with the pre-tokenizers
+  // qwen2, llama-bpe, deepseek-v3, gpt-4o, gpt2). Throws toolchat::Error naming the file and
+  // the JSON path (or GGUF key) of what is wrong or unsupported.
   static Tokenizer load(const std::string& path);
   // From the text of a tokenizer.json; `name` is used in error messages.
   static Tokenizer from_json(std::string_view json_text, const std::string& name = "tokenizer.json");

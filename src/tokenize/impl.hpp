@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+namespace toolchat::chat {
+struct GgufMetadata;
+}
+
 #include "tokenize/bpe.hpp"
 #include "tokenize/regex.hpp"
 #include "toolchat/tokenize.hpp"
@@ -136,6 +140,9 @@ class TokenizerImpl {
 };
 
 TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name);
+
+// The tokenizer.json text equivalent to a GGUF model's tokenizer.ggml.* (gguf_tokenizer.cpp).
+std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name);
 
 // Pre-tokenization of one segment: pieces as code point ranges of `cps`.
 struct Piece {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "chat/gguf.hpp"
 #include "tokenize/impl.hpp"
 #include "toolchat/error.hpp"
 #include "value/files.hpp"
@@ -190,6 +191,11 @@ Tokenizer Tokenizer::from_json(std::string_view json_text, const std::string& na
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0) {
+    chat::GgufReadOptions o;
+    o.keep = [](std::string_view key) { return key.rfind("tokenizer.ggml.", 0) == 0; };
+    return from_json(tokenizer_json_from_gguf(chat::read_gguf(path, o), path), path);
+  }
   std::string file = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/tokenizer.json";
