@@ -201,8 +201,10 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "prompt", p.text.empty() ? json::dumps(p.chat_messages) : p.text));
 
   GenRequest g;
+  int64_t counted = 0;  // the prompt's tokens, with a tokenizer
   if (tokenizer_ && !p.text.empty()) {
     std::vector<uint32_t> ids = prompt_ids(req, p);
+    counted = static_cast<int64_t>(ids.size());
     if (cfg_.backend_kind == BackendKind::LlamaCpp) g.prompt_ids = std::move(ids);
   }
   g.prompt = std::move(p.text);
@@ -243,6 +245,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
     if (!client_ok()) { a.client_gone = true; return false; }
     return !policy.stop_wanted();
   });
+  if (a.gen.prompt_tokens == 0) a.gen.prompt_tokens = counted;  // a backend that does not count them
   metrics_.backend_latency.observe(std::chrono::duration<double>(Clock::now() - t0).count());
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "output", raw_output));
   if (!a.client_gone) parser->finish(parsed);
