@@ -101,7 +101,8 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
   };
   // A special token whose match overlaps a plain range stays text (HF's encode_special_tokens).
   const NormStr* where = &text;
-  AddedTokenMatcher::SkipMatch skip_fn = [&](size_t b, size_t e, const AddedToken& at) {
+  AddedTokenMatcher::SkipMatch skip_fn;  // built only with plain ranges (a std::function may allocate)
+  if (plain && !plain->empty()) skip_fn = [&](size_t b, size_t e, const AddedToken& at) {
     if (!at.special) return false;
     const uint32_t cb = where->align[b].first, ce = where->align[e - 1].second;
     auto it = std::upper_bound(plain->begin(), plain->end(), std::make_pair(cb, UINT32_MAX));
@@ -109,7 +110,7 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
     if (overlaps && skipped) *skipped = true;
     return overlaps;
   };
-  const AddedTokenMatcher::SkipMatch* skip = plain && !plain->empty() ? &skip_fn : nullptr;
+  const AddedTokenMatcher::SkipMatch* skip = skip_fn ? &skip_fn : nullptr;
   if (skipped) *skipped = false;
   std::vector<std::pair<int64_t, std::pair<size_t, size_t>>> raw_parts;
   if (raw_matcher.empty()) raw_parts.push_back({-1, {0, input.size()}});
