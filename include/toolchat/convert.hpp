@@ -36,6 +36,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "toolchat/chat.hpp"
@@ -91,6 +92,8 @@ struct LabelOptions {
   bool train_on_prompt = false;   // every span trained (turns are still checked)
   bool last_turn_only = false;    // only the last assistant message is trained
   bool split_rewritten = false;   // a row of its own for each turn the full text cannot train
+  // Locate the message texts in each row (Row::plain) for tokenization: one more render per row.
+  bool locate_texts = false;
   jinja::RenderOptions clock;
 };
 
@@ -104,6 +107,11 @@ struct Span {
 struct Row {
   std::string text;
   std::vector<Span> spans;  // consecutive, covering the text
+  // With locate_texts: byte ranges of the message texts (content, reasoning, tool call
+  // arguments), to be tokenized as plain text; texts_not_found counts texts not located
+  // (a template that transforms them); see chat/content_marks.hpp.
+  std::vector<std::pair<size_t, size_t>> plain;
+  size_t texts_not_found = 0;
 };
 
 struct TurnCheck {

@@ -88,6 +88,15 @@ struct Config {
   LogFormat log_format = LogFormat::Text;
   bool access_log = true;               // --quiet: false
   bool log_prompts = false;
+
+  // Tokens: with a tokenizer (tokenizer.json, a folder holding one, or a .gguf; by default the
+  // model's own when model_path is a .gguf) the prompt is tokenized before the backend is asked
+  // (message texts as plain text, the template's text with its special tokens), a request whose
+  // prompt plus max_tokens exceeds the context gets 400 context_length_exceeded with the counts,
+  // and a llama.cpp backend gets the prompt as token ids (a "<|im_end|>" typed in a message cannot
+  // end its turn). context_size 0: llama-server's /props (n_ctx of a slot), else no check.
+  std::string tokenizer;
+  int64_t context_size = 0;
 };
 
 

@@ -26,6 +26,8 @@ namespace {
 struct ConvertArgs {
   std::string from, model, input, output;
   std::optional<std::string> name, polyfill, kwargs, special_tokens;
+  std::string tokenizer;
+  size_t max_length = 0;
   int threads = 2;
   bool train_on_prompt = false, last_turn_only = false, split = false, check = false, no_progress = false,
        strict = false;
@@ -116,6 +118,9 @@ int run_convert(const ConvertArgs& a) {
   cfg.label.split_rewritten = a.split;
   cfg.list_mismatches = a.check;
   cfg.stop_at_first_bad = a.strict;
+  cfg.tokenizer = a.tokenizer;
+  cfg.max_length = a.max_length;
+  if (a.max_length && a.tokenizer.empty()) throw UsageError("--max-length counts tokens: give --tokenizer too");
   if (a.polyfill) {
     try {
       cfg.label.polyfills = chat::polyfill_options_from_list(*a.polyfill);
@@ -167,6 +172,10 @@ Verb add_convert(CLI::App& root) {
   app->add_flag("--split", a->split, "a row of its own for each turn the full text cannot train (rewritten turns)");
   app->add_flag("--check", a->check, "list every assistant turn where train = serve does not hold (stderr)");
   app->add_flag("--strict", a->strict, "stop at the first bad row (exit 1, OUT untouched)");
+  app->add_option("--tokenizer", a->tokenizer,
+                  "add input_ids and labels: tokenizer.json, a folder holding one, or a .gguf (message texts as plain text)");
+  app->add_option("--max-length", a->max_length, "with --tokenizer: keep the first N tokens of a longer row (dropped if nothing trained is left)")
+      ->check(CLI::PositiveNumber);
   app->add_option("--threads", a->threads, "worker threads")->check(CLI::Range(1, 256));
   app->add_flag("--no-progress", a->no_progress, "no progress line, even on a terminal (never drawn when stderr is not one)");
   app->add_option("IN", a->input, "input JSON lines, or - for stdin")->required();
@@ -175,7 +184,9 @@ Verb add_convert(CLI::App& root) {
       "Training data -> one {\"text\", \"spans\": [{\"role\", \"train\", \"start\", \"end\", \"byte_start\", \"byte_end\"}]}\n"
       "line per row (start/end in code points), rendered by the model's own chat template. Bad rows are\n"
       "reported on stderr as IN:LINE: reason and skipped (--strict: the first one stops the run). OUT is\n"
-      "written to a temporary file beside it and renamed at the end; OUT the same file as IN is refused."
+      "written to a temporary file beside it and renamed at the end; OUT the same file as IN is refused.\n"
+      "With --tokenizer each line also has \"input_ids\" and \"labels\" (-100 where no loss applies); the\n"
+      "README's \"Token rows\" section gives the rules."
       "\n\n"
       "Example:\n"
       "  toolchat convert --from sharegpt --model examples/qwen2.5 examples/convert/sharegpt_tools.jsonl out.jsonl");

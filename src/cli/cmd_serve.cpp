@@ -50,6 +50,13 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
   app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));
   app.add_option("--dialect", c.dialect, "the tool-call dialect (default: detected from the template)");
   app.add_flag("--inject", c.inject, "always show tools through the dialect's tool prompt");
+  app.add_option("--tokenizer", c.tokenizer,
+                 "tokenizer.json, a folder holding one, or a .gguf (default: --model's own when it is a .gguf): exact "
+                 "prompt token counts, and prompts sent to llama.cpp as token ids with message texts as plain text");
+  app.add_option("--context-size", c.context_size,
+                 "the backend's context in tokens, checked against prompt + max_tokens with a tokenizer (0: llama-server's "
+                 "/props)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--model-name", a.model_names,
                  "the model id /v1/models lists (default: the path's last part); repeat it for aliases")
       ->take_all();

@@ -192,7 +192,7 @@ int run_tokenize(const TokenizeArgs& a) {
 Verb add_tokenize(CLI::App& root) {
   auto a = std::make_shared<TokenizeArgs>();
   CLI::App* app = root.add_subcommand("tokenize", "text -> token ids (and back) with a Hugging Face tokenizer.json");
-  app->add_option("--tokenizer", a->tokenizer, "a tokenizer.json, or a model folder holding one")->required();
+  app->add_option("--tokenizer", a->tokenizer, "a tokenizer.json, a model folder holding one, or a .gguf (its tokenizer.ggml.*, as llama.cpp tokenizes)")->required();
   app->add_flag("--add-special-tokens", a->add_special, "add the tokenizer's post-processor tokens (BOS, ...)");
   app->add_option("--batch", a->batch, "JSON lines {\"id\", \"text\"} (or {\"id\", \"ids\"} with --decode), - for stdin; one result line per input line, in order");
   app->add_option("--threads", a->threads, "threads for --batch")->check(CLI::Range(1, 256));

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "chat/caps.hpp"
+#include "chat/content_marks.hpp"
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
@@ -305,6 +306,19 @@ Labeled Labeler::label(const Sample& sample) {
     roles.push_back(r && r->is_str() ? r->str() : "?");
   }
 
+  chat::MarkedMessages marked;
+  if (o.locate_texts) marked = chat::mark_message_texts(messages);
+  // The texts of the row holding the first `count` messages.
+  auto locate_texts = [&](Row& row, size_t count) {
+    chat::ContentRanges r = chat::locate_message_texts(marked, row.text, [&](const Value& mm) {
+      chat::CaseResult res = im.render(c, ctx, mm, count, false);
+      if (!res.ok) throw Error(error_kind_from_name(res.error), res.message);
+      return res.text;
+    });
+    row.plain = std::move(r.bytes);
+    row.texts_not_found = r.not_found;
+  };
+
   chat::CaseResult full = im.render(c, ctx, messages, n, false);
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
   const std::string& text = full.text;
@@ -359,12 +373,14 @@ Labeled Labeler::label(const Sample& sample) {
           b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto.text)) : b[k - 1];
         b[i] = std::min(b[i], p);
         b[i + 1] = upto.text.size();
-        out.rows.push_back(Row{upto.text, build_spans(roles, b, {{p, e}})});
+        out.rows.push_back(Row{upto.text, build_spans(roles, b, {{p, e}}), {}, 0});
+        if (o.locate_texts) locate_texts(out.rows.back(), i + 1);
       }
     }
     out.turns.push_back(std::move(t.check));
   }
-  out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train))});
+  out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
+  if (o.locate_texts) locate_texts(out.rows.front(), n);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "convert/token_rows.hpp"
 #include "value/files.hpp"
 #include "value/json.hpp"
 
@@ -34,7 +35,8 @@ struct Batch {
   bool done = false;
 };
 
-void process_line(Labeler& labeler, const ConvertConfig& cfg, const std::string& line, size_t line_no, Batch& b) {
+void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const std::string& line,
+                  size_t line_no, Batch& b) {
   std::string_view view(line);
   if (view.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
   ++b.stats.rows;
@@ -74,15 +76,41 @@ void process_line(Labeler& labeler, const ConvertConfig& cfg, const std::string&
       b.mismatch_lines.push_back(where + "messages[" + std::to_string(t.message) + "] (template " + l.template_name +
                                  "): " + t.reason);
   }
+  size_t written = 0;
   for (size_t r = 0; r < l.rows.size(); ++r) {
+    std::string json;
+    if (tok) {
+      TokenRow t = tokenize_row(*tok, l.rows[r], cfg.max_length);
+      b.stats.texts_not_found += l.rows[r].texts_not_found;
+      if (t.injection) {
+        ++b.stats.injection_rows;
+        b.errors.push_back(where + (r ? "split row " + std::to_string(r) + ": " : std::string()) +
+                           "a message text holds special-token text: kept as text here, read as special tokens by "
+                           "a whole-text tokenization (transformers)");
+      }
+      if (t.cut_tokens) {
+        ++b.stats.cut_rows;
+        if (!t.trained()) {
+          ++b.stats.dropped_long;
+          continue;
+        }
+      }
+      b.stats.tokens += t.ids.size();
+      b.stats.straddling += t.straddling;
+      if (!cfg.output.empty()) json = token_row_json(l.rows[r], t);
+    } else if (!cfg.output.empty()) {
+      json = row_json(l.rows[r]);
+    }
     for (const auto& s : l.rows[r].spans) b.stats.trained_spans += s.train;
     if (!cfg.output.empty()) {
-      b.out += row_json(l.rows[r]);
+      b.out += json;
       b.out += '\n';
     }
+    ++written;
   }
+  if (written == 0) return;
   ++b.stats.converted;
-  b.stats.extra_rows += l.rows.size() - 1;
+  b.stats.extra_rows += written - 1;
 }
 
 void add_stats(ConvertStats& into, const ConvertStats& s) {
@@ -93,6 +121,12 @@ void add_stats(ConvertStats& into, const ConvertStats& s) {
   into.turns += s.turns;
   into.served += s.served;
   into.trained_spans += s.trained_spans;
+  into.tokens += s.tokens;
+  into.straddling += s.straddling;
+  into.cut_rows += s.cut_rows;
+  into.dropped_long += s.dropped_long;
+  into.injection_rows += s.injection_rows;
+  into.texts_not_found += s.texts_not_found;
   for (const auto& [t, m] : s.mismatches)
     for (const auto& [r, n] : m) into.mismatches[t][r] += n;
 }
@@ -112,8 +146,13 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
   const auto t0 = Clock::now();
   const int nthreads = std::max(1, cfg.threads);
   // One labeler per worker, loaded here so that a bad model stops the run before any output.
+  std::optional<tokenize::Tokenizer> tokenizer;
+  if (!cfg.tokenizer.empty()) tokenizer.emplace(tokenize::Tokenizer::load(cfg.tokenizer));
+  LabelOptions label = cfg.label;
+  label.locate_texts = label.locate_texts || tokenizer.has_value();
   std::vector<std::unique_ptr<Labeler>> labelers;
-  for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, cfg.label));
+  for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
+  const tokenize::Tokenizer* tok = tokenizer ? &*tokenizer : nullptr;
 
   std::unique_ptr<std::ifstream> infile;
   std::istream* in = &std::cin;
@@ -157,7 +196,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
           b = pending.front();
           pending.pop_front();
         }
-        for (size_t i = 0; i < b->lines.size(); ++i) process_line(*labelers[w], cfg, b->lines[i], b->first_line + i, *b);
+        for (size_t i = 0; i < b->lines.size(); ++i) process_line(*labelers[w], cfg, tok, b->lines[i], b->first_line + i, *b);
         b->lines.clear();
         b->lines.shrink_to_fit();
         {
@@ -267,6 +306,14 @@ std::string summary_text(const ConvertStats& s) {
   if (s.extra_rows) o << " (+" << s.extra_rows << " split rows)";
   o << ", " << s.bad << " bad (skipped); " << s.trained_spans << " train spans; " << secs << " s, " << rate
     << " conversations/s\n";
+  if (s.tokens || s.cut_rows) {
+    o << "tokens: " << s.tokens << " input_ids; " << s.straddling
+      << " straddle a train boundary (trained); " << s.injection_rows
+      << " rows with special-token text in a message (whole-text tokenization differs)";
+    if (s.cut_rows) o << "; " << s.cut_rows << " rows cut to --max-length (" << s.dropped_long << " left untrained, dropped)";
+    if (s.texts_not_found) o << "; " << s.texts_not_found << " message texts not located (tokenized as template text)";
+    o << "\n";
+  }
   o << "train=serve: " << s.served << " of " << s.turns << " assistant turns hold";
   if (s.served == s.turns) {
     o << "\n";

@@ -18,6 +18,7 @@
 
 #include "convert/formats.hpp"
 #include "convert/labeler.hpp"
+#include "toolchat/tokenize.hpp"
 
 namespace toolchat::convert {
 
@@ -39,6 +40,10 @@ struct ConvertConfig {
   bool list_mismatches = false;  // one `err` line per assistant turn that is not served
   bool stop_at_first_bad = false;  // the first bad row (in input order) stops the run: Error, no output
   size_t batch_rows = 64;
+  // With a tokenizer (tokenizer.json, a folder holding one, or a .gguf): input_ids and labels in
+  // every row (convert/token_rows.hpp); max_length > 0 cuts longer rows to their first N tokens.
+  std::string tokenizer;
+  size_t max_length = 0;
   // Called on the calling thread after each batch of rows is written (and once at the end).
   std::function<void(const ConvertProgress&)> on_progress;
 };
@@ -53,6 +58,13 @@ struct ConvertStats {
   size_t trained_spans = 0; // train spans written
   // template name -> reason (without the position details) -> count, for turns not served
   std::map<std::string, std::map<std::string, size_t>> mismatches;
+  // With a tokenizer:
+  size_t tokens = 0;            // input_ids written
+  size_t straddling = 0;        // tokens over a train / no-train boundary (trained)
+  size_t cut_rows = 0;          // rows cut to max_length
+  size_t dropped_long = 0;      // rows left with no trained token by the cut (not written)
+  size_t injection_rows = 0;    // rows whose whole-text tokenization differs (special-token text in a message)
+  size_t texts_not_found = 0;   // message texts not located (tokenized with special tokens recognised)
   double seconds = 0;
 };
 

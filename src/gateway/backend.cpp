@@ -10,6 +10,7 @@
 #include "gateway/api_error.hpp"
 #include "gateway/backend_protocol.hpp"
 #include "gateway/reachability.hpp"
+#include "value/json.hpp"
 
 namespace toolchat::gateway {
 
@@ -96,6 +97,7 @@ class HttpBackend final : public Backend {
         ca_file_(cfg.backend_ca_file),
         retry_after_(cfg.retry_after_s),
         serial_(++g_backend_serial) {}
+  std::atomic<int64_t> context_{0};
 
   std::string probe() override {
     httplib::Client cli(url_.scheme_host_port);
@@ -115,6 +117,25 @@ class HttpBackend final : public Backend {
       return "backend at " + url_.scheme_host_port + " answered GET " + path + " with HTTP " + std::to_string(res->status) +
              (res->body.empty() ? "" : ": " + res->body.substr(0, 200));
     return "";
+  }
+
+  int64_t context_size() override {
+    if (proto_.kind != BackendKind::LlamaCpp) return 0;
+    if (int64_t known = context_.load()) return known;
+    httplib::Client cli(url_.scheme_host_port);
+    configure(cli, std::min(5.0, limits_.backend_idle_timeout_s));
+    httplib::Headers headers;
+    if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
+    auto res = cli.Get(url_.prefix + "/props", headers);
+    if (!res || res->status != 200) return 0;  // asked again next time (a server still loading)
+    try {
+      Value v = json::parse(res->body);
+      const Value* s = v.is_dict() ? v.dict_obj().find("default_generation_settings") : nullptr;
+      const Value* n = s && s->is_dict() ? s->dict_obj().find("n_ctx") : nullptr;
+      if (n && n->is_int() && n->as_int() > 0) context_.store(n->as_int());
+    } catch (const Error&) {
+    }
+    return context_.load();
   }
 
   bool takes_grammar() const override { return proto_.grammar != GrammarForm::None; }

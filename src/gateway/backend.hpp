@@ -31,6 +31,7 @@ namespace toolchat::gateway {
 
 struct GenRequest {
   std::string prompt;       // completion backends
+  std::vector<uint32_t> prompt_ids;  // llama.cpp: sent instead of `prompt` when not empty
   Value messages;           // ollama-chat: [{role, content}] with content strings
   std::vector<std::string> stop;
   std::optional<int64_t> max_tokens;
@@ -69,6 +70,8 @@ class Backend {
   // Asks the backend whether it can serve now (its health / models route): "" when it can, else why
   // not ("unreachable at URL (Connection)", "answered HTTP 503 (loading model)").
   virtual std::string probe() = 0;
+  // The context of one request in tokens, as the backend says (llama-server's /props), or 0.
+  virtual int64_t context_size() { return 0; }
 };
 
 std::unique_ptr<Backend> make_backend(const Config& cfg);

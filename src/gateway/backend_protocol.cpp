@@ -167,7 +167,14 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
   Value b = Value::dict();
   switch (kind) {
     case BackendKind::LlamaCpp:
-      put(b, "prompt", Value::string(r.prompt));
+      if (!r.prompt_ids.empty()) {
+        std::vector<Value> ids;
+        ids.reserve(r.prompt_ids.size());
+        for (uint32_t id : r.prompt_ids) ids.push_back(Value::integer(id));
+        put(b, "prompt", Value::list(std::move(ids)));
+      } else {
+        put(b, "prompt", Value::string(r.prompt));
+      }
       put(b, "n_predict", Value::integer(r.max_tokens.value_or(-1)));
       if (!r.stop.empty()) put(b, "stop", stop_list(r.stop));
       put(b, "stream", Value::boolean(r.stream));

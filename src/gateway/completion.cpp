@@ -1,5 +1,6 @@
 #include "gateway/completion.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <set>
@@ -161,7 +162,40 @@ Gateway::Gateway(const Config& cfg) : cfg_(cfg) {
     if (cfg_.model_name.empty()) cfg_.model_name = cfg_.dialect.empty() ? "toolchat" : cfg_.dialect;
   }
   backend_ = make_backend(cfg_);
-  prompts_ = std::make_unique<PromptBuilder>(cfg_, backend_->wants_messages());
+  const std::string& m = cfg_.model_path;
+  const bool gguf_model = m.size() > 5 && m.compare(m.size() - 5, 5, ".gguf") == 0;
+  if (!cfg_.tokenizer.empty()) {
+    tokenizer_.emplace(tokenize::Tokenizer::load(cfg_.tokenizer));
+  } else if (gguf_model && !backend_->wants_messages()) {
+    try {  // the model's own tokenizer, when toolchat can read it
+      tokenizer_.emplace(tokenize::Tokenizer::load(m));
+    } catch (const Error& e) {
+      if (cfg_.log) cfg_.log("toolchat serve: prompts are sent as text, the GGUF's tokenizer is not used: " + e.message());
+    }
+  }
+  if (tokenizer_) {
+    std::vector<uint32_t> with = tokenizer_->encode_ids("x", true), without = tokenizer_->encode_ids("x", false);
+    auto at = std::search(with.begin(), with.end(), without.begin(), without.end());
+    if (!without.empty() && at != with.end()) added_prefix_.assign(with.begin(), at);
+  }
+  prompts_ = std::make_unique<PromptBuilder>(cfg_, backend_->wants_messages(), tokenizer_.has_value());
+}
+
+std::vector<uint32_t> Gateway::prompt_ids(const ChatRequest& req, const Prompt& p) {
+  std::vector<uint32_t> ids = tokenizer_->encode_with_plain(p.text, p.message_texts, false).ids;
+  // What the backend adds to a text prompt (BOS), unless the template wrote it already.
+  if (!added_prefix_.empty() &&
+      !(ids.size() >= added_prefix_.size() && std::equal(added_prefix_.begin(), added_prefix_.end(), ids.begin())))
+    ids.insert(ids.begin(), added_prefix_.begin(), added_prefix_.end());
+  const int64_t context = cfg_.context_size > 0 ? cfg_.context_size : backend_->context_size();
+  const int64_t n = static_cast<int64_t>(ids.size()), asked = req.max_tokens.value_or(0);
+  if (context > 0 && (n + asked > context || n >= context))
+    throw ApiError(400,
+                   "This model's maximum context length is " + std::to_string(context) + " tokens. However, you requested " +
+                       std::to_string(n + asked) + " tokens (" + std::to_string(n) + " in the messages, " +
+                       std::to_string(asked) + " in the completion). Please reduce the length of the messages or completion.",
+                   "invalid_request_error", "messages", "context_length_exceeded");
+  return ids;
 }
 
 Gateway::~Gateway() = default;
@@ -183,6 +217,12 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "prompt", p.text.empty() ? json::dumps(p.chat_messages) : p.text));
 
   GenRequest g;
+  int64_t counted = 0;  // the prompt's tokens, with a tokenizer
+  if (tokenizer_ && !p.text.empty()) {
+    std::vector<uint32_t> ids = prompt_ids(req, p);
+    counted = static_cast<int64_t>(ids.size());
+    if (cfg_.backend_kind == BackendKind::LlamaCpp) g.prompt_ids = std::move(ids);
+  }
   g.prompt = std::move(p.text);
   g.messages = p.chat_messages;
   g.stop = std::move(p.stop);
@@ -237,6 +277,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
     if (!client_ok()) { a.client_gone = true; return false; }
     return !policy.stop_wanted();
   });
+  if (a.gen.prompt_tokens == 0) a.gen.prompt_tokens = counted;  // a backend that does not count them
   metrics_.backend_latency.observe(std::chrono::duration<double>(Clock::now() - t0).count());
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "output", raw_output));
   if (!a.client_gone) parser->finish(parsed);

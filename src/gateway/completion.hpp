@@ -33,6 +33,7 @@
 #include "gateway/openai_out.hpp"
 #include "gateway/prompt.hpp"
 #include "gateway/request.hpp"
+#include "toolchat/tokenize.hpp"
 
 namespace toolchat::gateway {
 
@@ -92,6 +93,12 @@ class Gateway {
   Metrics metrics_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<PromptBuilder> prompts_;
+  // Tokens (Config::tokenizer): the tokenizer, and the ids the backend adds before a text prompt
+  // (its BOS), which a prompt sent as ids must carry itself.
+  std::optional<tokenize::Tokenizer> tokenizer_;
+  std::vector<uint32_t> added_prefix_;
+  // The prompt's ids; 400 context_length_exceeded when they and max_tokens do not fit.
+  std::vector<uint32_t> prompt_ids(const ChatRequest& req, const Prompt& p);
 };
 
 }  // namespace toolchat::gateway

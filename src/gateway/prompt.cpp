@@ -3,6 +3,7 @@
 
 #include "chat/conv_util.hpp"
 #include "chat/polyfill.hpp"
+#include "chat/content_marks.hpp"
 #include "chat/render_case.hpp"
 #include "gateway/api_error.hpp"
 #include "value/json.hpp"
@@ -50,7 +51,8 @@ std::vector<std::string> dialect_stops(const dialects::Dialect& d) {
   return {};
 }
 
-PromptBuilder::PromptBuilder(const Config& cfg, bool backend_takes_messages) : messages_only_(backend_takes_messages) {
+PromptBuilder::PromptBuilder(const Config& cfg, bool backend_takes_messages, bool locate_texts)
+    : messages_only_(backend_takes_messages), locate_texts_(locate_texts) {
   if (!cfg.model_path.empty()) {
     sources_ = chat::load_templates(cfg.model_path);
     json::DumpOptions o;
@@ -215,6 +217,17 @@ Prompt PromptBuilder::build(const ChatRequest& req, const Value& tools, const st
     jinja::RenderOptions ro;
     ro.fixed_now = false;
     p.text = c->templates[idx].second->render(pc.variables, ro).text;
+    if (locate_texts_) {
+      const jinja::Template& t = *c->templates[idx].second;
+      chat::MarkedMessages marked = chat::mark_message_texts(*get(ctx, "messages"));
+      chat::ContentRanges r = chat::locate_message_texts(marked, p.text, [&](const Value& mm) {
+        Value again = Value::dict();
+        again.dict_obj().entries = ctx.dict_obj().entries;
+        put(again, "messages", mm);
+        return t.render(chat::prepare_case(again, c->special_tokens).variables, ro).text;
+      });
+      p.message_texts = std::move(r.bytes);
+    }
   } catch (const Error& e) {
     // A template's raise_exception is the template refusing this conversation: the client's to fix.
     throw ApiError(400, std::string("the chat template refused the conversation: ") + error_kind_name(e.kind()) + ": " + e.message(),

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chat/caps.hpp"
@@ -26,13 +27,17 @@ struct Prompt {
   // it is not switched off, or it has no switch but renders reasoning (a thinking family).
   bool thinking = false;
   std::vector<std::string> stop;    // the request's stop strings + the dialect's
+  // With locate_texts: byte ranges of the message texts in `text` (chat/content_marks.hpp), to be
+  // tokenized as plain text.
+  std::vector<std::pair<size_t, size_t>> message_texts;
 };
 
 class PromptBuilder {
  public:
   // Loads the templates (unless the backend takes messages and a dialect is named), probes the
   // template's capabilities and picks the dialect. Throws Error with what went wrong.
-  explicit PromptBuilder(const Config& cfg, bool backend_takes_messages);
+  // locate_texts: fill Prompt::message_texts (one more render per prompt).
+  explicit PromptBuilder(const Config& cfg, bool backend_takes_messages, bool locate_texts = false);
   ~PromptBuilder();
 
   const dialects::Dialect& dialect() const { return *dialect_; }
@@ -50,6 +55,7 @@ class PromptBuilder {
   void give_back(std::unique_ptr<Compiled> c) const;
 
   bool messages_only_;
+  bool locate_texts_ = false;
   chat::TemplateSet sources_;          // read-only after construction (strings only are touched)
   std::string special_tokens_json_;
   jinja::EngineLimits engine_limits_;

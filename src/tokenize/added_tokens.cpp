@@ -39,7 +39,8 @@ bool is_word_char(char32_t c) { return c == U'_' || ucls::is(c, ucls::L | ucls::
 }  // namespace
 
 void AddedTokenMatcher::split(std::string_view text, const std::vector<AddedToken>& tokens,
-                              std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out) const {
+                              std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out,
+                              const SkipMatch* skip) const {
   size_t start_offset = 0;
   size_t pos = 0;
   const size_t n = text.size();
@@ -71,6 +72,7 @@ void AddedTokenMatcher::split(std::string_view text, const std::vector<AddedToke
     pos = me;
     const AddedToken& at = tokens[static_cast<size_t>(tok)];
     size_t start = ms, stop = me;
+    if (skip && (*skip)(start, stop, at)) continue;
     if (at.single_word) {
       bool start_ok = true, stop_ok = true;
       if (start > 0) {

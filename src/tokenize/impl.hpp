@@ -2,12 +2,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+namespace toolchat::chat {
+struct GgufMetadata;
+}
 
 #include "tokenize/bpe.hpp"
 #include "tokenize/regex.hpp"
@@ -98,8 +103,12 @@ class AddedTokenMatcher {
   void build(const std::vector<AddedToken>& tokens, const std::vector<size_t>& which);
   bool empty() const { return nodes_.size() <= 1; }
   // Split text into (token index or -1, [begin, end) bytes), applying lstrip/rstrip/single_word.
+  // `skip(begin, end, token)`, when given, drops a match as HF's encode_special_tokens does
+  // (the search goes on after it).
+  using SkipMatch = std::function<bool(size_t, size_t, const AddedToken&)>;
   void split(std::string_view text, const std::vector<AddedToken>& tokens,
-             std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out) const;
+             std::vector<std::pair<int64_t, std::pair<size_t, size_t>>>& out,
+             const SkipMatch* skip = nullptr) const;
 
  private:
   struct Node {
@@ -123,11 +132,17 @@ class TokenizerImpl {
   std::unordered_map<uint32_t, size_t> added_by_id;
   AddedTokenMatcher raw_matcher, normalized_matcher;
 
-  Encoding encode(std::string_view text, bool add_special_tokens) const;
+  // `plain`: sorted code point ranges of the input where special added tokens are not
+  // recognised; `skipped` (when given) is set when a special token's text was met there.
+  Encoding encode(std::string_view text, bool add_special_tokens,
+                  const std::vector<std::pair<uint32_t, uint32_t>>* plain = nullptr, bool* skipped = nullptr) const;
   std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const;
 };
 
 TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name);
+
+// The tokenizer.json text equivalent to a GGUF model's tokenizer.ggml.* (gguf_tokenizer.cpp).
+std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name);
 
 // Pre-tokenization of one segment: pieces as code point ranges of `cps`.
 struct Piece {

@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "chat/gguf.hpp"
 #include "tokenize/impl.hpp"
 #include "toolchat/error.hpp"
 #include "value/files.hpp"
@@ -73,7 +76,8 @@ void post_process(const PostProcessor& p, std::vector<Tok>& toks, bool add_speci
 
 }  // namespace
 
-Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens) const {
+Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
+                               const std::vector<std::pair<uint32_t, uint32_t>>* plain, bool* skipped) const {
   std::string fixed;
   if (utf8::find_invalid(input) != std::string_view::npos) {
     fixed = utf8_lossy(input);
@@ -95,9 +99,22 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens) 
   auto range_of = [](const NormStr& s, size_t b, size_t e) -> std::pair<uint32_t, uint32_t> {
     return {s.align[b].first, s.align[e - 1].second};
   };
+  // A special token whose match overlaps a plain range stays text (HF's encode_special_tokens).
+  const NormStr* where = &text;
+  AddedTokenMatcher::SkipMatch skip_fn;  // built only with plain ranges (a std::function may allocate)
+  if (plain && !plain->empty()) skip_fn = [&](size_t b, size_t e, const AddedToken& at) {
+    if (!at.special) return false;
+    const uint32_t cb = where->align[b].first, ce = where->align[e - 1].second;
+    auto it = std::upper_bound(plain->begin(), plain->end(), std::make_pair(cb, UINT32_MAX));
+    const bool overlaps = (it != plain->begin() && std::prev(it)->second > cb) || (it != plain->end() && it->first < ce);
+    if (overlaps && skipped) *skipped = true;
+    return overlaps;
+  };
+  const AddedTokenMatcher::SkipMatch* skip = skip_fn ? &skip_fn : nullptr;
+  if (skipped) *skipped = false;
   std::vector<std::pair<int64_t, std::pair<size_t, size_t>>> raw_parts;
   if (raw_matcher.empty()) raw_parts.push_back({-1, {0, input.size()}});
-  else raw_matcher.split(input, added, raw_parts);
+  else raw_matcher.split(input, added, raw_parts, skip);
   for (const auto& [tok, r] : raw_parts) {
     if (tok >= 0) {
       toks.push_back(Tok{added[static_cast<size_t>(tok)].id, range_of(text, r.first, r.second)});
@@ -111,7 +128,9 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens) 
       continue;
     }
     w.parts.clear();
-    normalized_matcher.split(seg.s, added, w.parts);
+    where = &seg;
+    normalized_matcher.split(seg.s, added, w.parts, skip);
+    where = &text;
     for (const auto& [tok2, r2] : w.parts) {  // encode_segment leaves w.parts alone
       if (tok2 >= 0) {
         toks.push_back(Tok{added[static_cast<size_t>(tok2)].id, range_of(seg, r2.first, r2.second)});
@@ -173,6 +192,11 @@ Tokenizer Tokenizer::from_json(std::string_view json_text, const std::string& na
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0) {
+    chat::GgufReadOptions o;
+    o.keep = [](std::string_view key) { return key.rfind("tokenizer.ggml.", 0) == 0; };
+    return from_json(tokenizer_json_from_gguf(chat::read_gguf(path, o), path), path);
+  }
   std::string file = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/tokenizer.json";
@@ -184,6 +208,29 @@ Tokenizer Tokenizer::load(const std::string& path) {
 
 Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
   return impl_->encode(text, add_special_tokens);
+}
+
+Encoding Tokenizer::encode_with_plain(std::string_view text, const std::vector<std::pair<size_t, size_t>>& plain,
+                                     bool add_special_tokens, bool* special_text_in_plain) const {
+  if (utf8::find_invalid(text) != std::string_view::npos)
+    throw_error(ErrorKind::ValueError, "encode_with_plain: the text is not valid UTF-8");
+  std::vector<std::pair<uint32_t, uint32_t>> cps;
+  cps.reserve(plain.size());
+  size_t at = 0;
+  uint32_t cp = 0;
+  auto cp_of = [&](size_t byte) {  // byte offsets are visited in order
+    byte = std::min(byte, text.size());
+    for (; at < byte; ++at) cp += (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80;
+    return cp;
+  };
+  size_t last = 0;
+  for (const auto& [b, e] : plain) {
+    if (b < last || e < b) throw_error(ErrorKind::ValueError, "encode_with_plain: plain ranges must be sorted and not overlap");
+    last = e;
+    const uint32_t cb = cp_of(b), ce = cp_of(e);
+    if (ce > cb) cps.push_back({cb, ce});
+  }
+  return impl_->encode(text, add_special_tokens, &cps, special_text_in_plain);
 }
 
 std::vector<uint32_t> Tokenizer::encode_ids(std::string_view text, bool add_special_tokens) const {

@@ -51,6 +51,9 @@ tok="$root/tests/tools/node_modules/@lenml"
 /usr/bin/python3 "$root/tests/e2e/make_tiny_model.py" --arch llama --tokenizer "$tok/tokenizer-llama3_1/models" \
   --chat-template "$root/tests/corpus/templates/vllm-llama3.1_json.jinja" --out "$models/llama.gguf" ${gguf_py:+--gguf-py "$gguf_py"}
 
+# Token checks (tokenizer from the GGUF vs llama-server's /tokenize; gateway token counts and ids).
+python3 "$root/tests/e2e/tokens_check.py" --toolchat "$toolchat" --llama-server "$server" --models "$models" ${E2E_ONLY:+--only "$E2E_ONLY"}
+
 work="$out/work"
 rm -rf "$work" && mkdir -p "$work"
 exec node "$root/tests/e2e/run.mjs" --toolchat "$toolchat" --llama-server "$server" --models "$models" --root "$root" --work "$work" \

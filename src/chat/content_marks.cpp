@@ -1,0 +1,229 @@
+// Message texts located through a marker render (see content_marks.hpp).
+#include "chat/content_marks.hpp"
+
+#include <algorithm>
+
+#include "chat/conv_util.hpp"
+#include "toolchat/json.hpp"
+
+namespace toolchat::chat {
+
+namespace {
+
+// U+E000, digits as U+E010..U+E019, U+E001 (UTF-8: EE 80 80 / EE 80 9x / EE 80 81).
+constexpr std::string_view kOpen = "\xEE\x80\x80", kClose = "\xEE\x80\x81";
+
+std::string marker(size_t i) {
+  std::string digits = std::to_string(i), out(kOpen);
+  for (char d : digits) {
+    out += "\xEE\x80";
+    out += static_cast<char>(0x90 + (d - '0'));
+  }
+  out += kClose;
+  return out;
+}
+
+// The marker at `at` (its index and length), or false.
+bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
+  if (s.compare(at, 3, kOpen) != 0) return false;
+  size_t p = at + 3, i = 0, digits = 0;
+  while (p + 3 <= s.size() && s.compare(p, 2, "\xEE\x80") == 0) {
+    const unsigned char c = static_cast<unsigned char>(s[p + 2]);
+    if (c == 0x81 && digits > 0) {
+      index = i;
+      len = p + 3 - at;
+      return true;
+    }
+    if (c < 0x90 || c > 0x99 || digits > 9) return false;
+    i = i * 10 + (c - 0x90);
+    ++digits;
+    p += 3;
+  }
+  return false;
+}
+
+Value mark_text(const Value& v, MarkedMessages& out) {
+  if (!v.is_str() || v.str().empty()) return v;
+  out.texts.push_back(v.str());
+  return Value::string(marker(out.texts.size() - 1));
+}
+
+// Every string inside an arguments object (keys stay: they are the schema's names).
+Value mark_tree(const Value& v, MarkedMessages& out) {
+  if (v.is_str()) return mark_text(v, out);
+  if (v.is_list()) {
+    std::vector<Value> items;
+    for (const auto& x : v.items()) items.push_back(mark_tree(x, out));
+    return Value::list(std::move(items));
+  }
+  if (v.is_dict()) {
+    Value d = Value::dict();
+    for (const auto& [k, x] : v.dict_obj().entries) d.dict_obj().set(k, mark_tree(x, out));
+    return d;
+  }
+  return v;
+}
+
+}  // namespace
+
+MarkedMessages mark_message_texts(const Value& messages) {
+  MarkedMessages out;
+  std::vector<Value> list;
+  if (!messages.is_list()) {
+    out.messages = messages;
+    return out;
+  }
+  for (const auto& m : messages.items()) {
+    if (!m.is_dict()) {
+      list.push_back(m);
+      continue;
+    }
+    Value c = conv::copy_dict(m);
+    if (const Value* content = conv::get(m, "content")) {
+      if (content->is_str()) {
+        conv::set(c, "content", mark_text(*content, out));
+      } else if (content->is_list()) {
+        std::vector<Value> parts;
+        for (const auto& part : content->items()) {
+          const Value* t = conv::get(part, "text");
+          if (!t || !t->is_str()) {
+            parts.push_back(part);
+            continue;
+          }
+          Value p = conv::copy_dict(part);
+          conv::set(p, "text", mark_text(*t, out));
+          parts.push_back(p);
+        }
+        conv::set(c, "content", Value::list(std::move(parts)));
+      }
+    }
+    if (const Value* r = conv::get(m, "reasoning_content")) conv::set(c, "reasoning_content", mark_text(*r, out));
+    if (const Value* calls = conv::get(m, "tool_calls"); calls && calls->is_list()) {
+      std::vector<Value> cs;
+      for (const auto& call : calls->items()) {
+        const Value* fn = conv::get(call, "function");
+        const Value* args = fn ? conv::get(*fn, "arguments") : nullptr;
+        if (!args) {
+          cs.push_back(call);
+          continue;
+        }
+        Value f = conv::copy_dict(*fn);
+        conv::set(f, "arguments", mark_tree(*args, out));
+        Value cc = conv::copy_dict(call);
+        conv::set(cc, "function", f);
+        cs.push_back(cc);
+      }
+      conv::set(c, "tool_calls", Value::list(std::move(cs)));
+    }
+    list.push_back(c);
+  }
+  out.messages = Value::list(std::move(list));
+  return out;
+}
+
+namespace {
+
+std::string_view strip(std::string_view t, bool left, bool right) {
+  constexpr std::string_view ws = " \t\n\r\v\f";
+  size_t b = left ? t.find_first_not_of(ws) : 0;
+  if (b == std::string_view::npos) return {};
+  size_t e = right ? t.find_last_not_of(ws) + 1 : t.size();
+  return t.substr(b, e - b);
+}
+
+// Walks the marked render and the real one together: the template's text must be equal, and
+// each marker must stand for its text as is, stripped (templates that trim the contents) or
+// escaped as inside a JSON string (templates that show it through tojson).
+// Records where each text went; false when the two do not line up.
+bool line_up(const std::string& marked, const std::vector<std::string>& texts, const std::string& real,
+             std::vector<std::pair<size_t, size_t>>& ranges) {
+  size_t at = 0, pos = 0;
+  while (at < marked.size()) {
+    size_t next = marked.find(kOpen, at);
+    if (next == std::string::npos) next = marked.size();
+    if (real.compare(pos, next - at, marked, at, next - at) != 0) return false;
+    pos += next - at;
+    if (next == marked.size()) break;
+    size_t index = 0, len = 0;
+    if (!read_marker(marked, next, index, len) || index >= texts.size()) return false;
+    bool placed = false;
+    std::string quoted;  // the text inside a JSON string (a template showing it through tojson)
+    json::dump_string(quoted, texts[index], false);
+    const std::string_view forms[] = {texts[index], strip(texts[index], true, true), strip(texts[index], true, false),
+                                      strip(texts[index], false, true),
+                                      std::string_view(quoted).substr(1, quoted.size() - 2)};
+    for (std::string_view t : forms) {
+      if (real.compare(pos, t.size(), t) != 0) continue;
+      if (!t.empty()) ranges.push_back({pos, pos + t.size()});
+      pos += t.size();
+      placed = true;
+      break;
+    }
+    if (!placed) return false;
+    at = next + len;
+  }
+  return pos == real.size();
+}
+
+bool has_non_space(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return c != ' ' && c != '\n' && c != '\t' && c != '\r'; });
+}
+
+void normalise(std::vector<std::pair<size_t, size_t>>& r) {
+  std::sort(r.begin(), r.end());
+  std::vector<std::pair<size_t, size_t>> out;
+  for (const auto& x : r) {
+    if (x.second <= x.first) continue;
+    if (!out.empty() && x.first <= out.back().second) out.back().second = std::max(out.back().second, x.second);
+    else out.push_back(x);
+  }
+  r.swap(out);
+}
+
+}  // namespace
+
+ContentRanges locate_message_texts(const MarkedMessages& marked, const std::string& real,
+                                   const std::function<std::string(const Value&)>& render_marked) {
+  ContentRanges out;
+  if (marked.texts.empty()) {
+    out.by_markers = true;
+    return out;
+  }
+  try {
+    std::vector<std::pair<size_t, size_t>> ranges;
+    if (line_up(render_marked(marked.messages), marked.texts, real, ranges)) {
+      normalise(ranges);
+      out.bytes = std::move(ranges);
+      out.by_markers = true;
+      return out;
+    }
+  } catch (const std::exception&) {
+    // a template that refuses the markers: search instead
+  }
+  size_t pos = 0;
+  for (const std::string& t : marked.texts) {
+    std::string_view s = t;
+    size_t at = real.find(s, pos);
+    if (at == std::string::npos) at = real.find(s);
+    if (at == std::string::npos) {  // a template that trims the texts
+      s = strip(t, true, true);
+      at = s.empty() ? std::string::npos : real.find(s, pos);
+    }
+    std::string quoted;
+    if (at == std::string::npos) {  // or shows them through tojson
+      json::dump_string(quoted, t, false);
+      s = std::string_view(quoted).substr(1, quoted.size() - 2);
+      at = real.find(s, pos);
+    }
+    if (at == std::string::npos) {
+      out.not_found += has_non_space(t);
+      continue;
+    }
+    out.bytes.push_back({at, at + s.size()});
+    pos = at + s.size();
+  }
+  normalise(out.bytes);
+  return out;
+}
+
+}  // namespace toolchat::chat

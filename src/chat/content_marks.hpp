@@ -1,0 +1,45 @@
+// Where the message texts sit in a rendered conversation, so that they can be tokenized as plain
+// text (a "<|im_end|>" typed in a message must not close its turn) while the template's own text
+// keeps its special tokens.
+//
+// Method: the conversation is rendered once more with every message text replaced by a marker
+// (private-use characters a template passes through unchanged). Putting the texts back in place
+// of the markers must give the real render byte for byte, each text as is, stripped of
+// surrounding whitespace (templates that trim) or escaped as in a JSON string (templates that
+// show it through tojson); then the markers' places are the texts' places. When a template
+// transforms a text otherwise (splits it at "</think>"), each text is searched instead, in
+// message order, in the real render (as is, stripped, escaped), and texts not found are counted
+// (special-token strings in them would be read as special tokens).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toolchat/value.hpp"
+
+namespace toolchat::chat {
+
+// Marked texts: content (a string, or the "text" of each part), reasoning_content and tool call
+// arguments (a string, or each string inside an arguments object) of every message. Empty texts
+// are left as they are (a template may test them for truth).
+struct MarkedMessages {
+  Value messages;                  // a copy of the messages with markers for the texts
+  std::vector<std::string> texts;  // text i is behind marker i
+};
+MarkedMessages mark_message_texts(const Value& messages);
+
+struct ContentRanges {
+  std::vector<std::pair<size_t, size_t>> bytes;  // sorted, not overlapping, in the real text
+  bool by_markers = false;   // the marker render matched the real one
+  size_t not_found = 0;      // texts holding a non-space character that were not located
+};
+
+// `render_marked` renders the marked messages (the caller's context, same flags) and returns
+// the text, or throws. `real` is the real render of the same context.
+ContentRanges locate_message_texts(const MarkedMessages& marked, const std::string& real,
+                                   const std::function<std::string(const Value& marked_messages)>& render_marked);
+
+}  // namespace toolchat::chat

@@ -1,0 +1,183 @@
+// A GGUF model's tokenizer (tokenizer.ggml.*) as the tokenizer.json that tokenizes like
+// llama.cpp does with it: byte-level BPE ("gpt2" models) with the pre-tokenizer regexes llama.cpp
+// uses for the known `tokenizer.ggml.pre` names, control tokens as special added tokens,
+// user-defined ones as plain added tokens (llama.cpp matches both in text; only control ones
+// are turned off by its parse_special), with llama.cpp's overrides of types by token text, BOS/EOS added as add_bos_token/add_eos_token say, no
+// normalizer (llama.cpp applies none). SentencePiece GGUFs ("llama" models: scores, no merges)
+// are refused: HF-style BPE merges cannot be read back from their scores exactly.
+#include <string>
+#include <unordered_set>
+
+#include "chat/gguf.hpp"
+#include "tokenize/impl.hpp"
+#include "toolchat/error.hpp"
+#include "toolchat/json.hpp"
+
+namespace toolchat::tokenize {
+
+namespace {
+
+// llama.cpp's token types (llama_token_type): 3 control, 4 user-defined.
+constexpr int64_t kControl = 3, kUserDefined = 4;
+
+struct PreSplit {
+  const char* name;
+  std::vector<const char*> regexes;  // Split (Isolated) one after the other, then ByteLevel
+  bool ignore_merges;
+};
+
+const std::vector<PreSplit>& pre_splits() {
+  static const std::vector<PreSplit> v = {
+      {"qwen2",
+       {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
+       false},
+      {"llama-bpe",
+       {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
+       true},
+      {"deepseek-v3",
+       {R"(\p{N}{1,3})", "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+        R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^)" "\r\n" R"(\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[)" "\r\n"
+        R"(]*|\s*[)" "\r\n" R"(]+|\s+(?!\S)|\s+)"},
+       false},
+      {"gpt-4o",
+       {R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"},
+       false},
+  };
+  return v;
+}
+
+// Token texts llama.cpp makes control tokens whatever their type in the file (it finds the
+// end-of-turn, end-of-generation and fill-in-the-middle tokens by their text, and marks them
+// control, so that they are matched in text as special tokens), and those it makes user-defined.
+const std::unordered_set<std::string_view>& control_by_text() {
+  static const std::unordered_set<std::string_view> v = {
+      "</s>", "<EOT>", "<MID>", "<PAD>", "<PRE>", "<REPO>",
+      "<SUF>", "<end_of_turn>", "<end_of_utterance>", "<eos>", "<fim-middle>", "<fim-pad>",
+      "<fim-prefix>", "<fim-repo>", "<fim-suffix>", "<fim_middle>", "<fim_pad>", "<fim_prefix>",
+      "<fim_suffix>", "<reponame>", "<turn|>", "<|calls|>", "<|call|>", "<|code_middle|>",
+      "<|code_prefix|>", "<|code_suffix|>", "<|end_of_text|>", "<|endoftext|>", "<|end|>", "<|eom_id|>",
+      "<|eot_id|>", "<|file_sep|>", "<|fim_middle|>", "<|fim_pad|>", "<|fim_prefix|>", "<|fim_repo|>",
+      "<|fim_suffix|>", "<|flush|>", "<|im_end|>", "<|middle|>", "<|prefix|>", "<|repo_name|>",
+      "<|return|>", "<|suffix|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "<｜fim▁begin｜>", "<｜fim▁end｜>",
+      "<｜fim▁hole｜>", "[EOS]", "[EOT]", "[PAD]", "[e~[", "_<EOT>",
+      "▁<MID>", "▁<PRE>", "▁<SUF>"};
+  return v;
+}
+const std::unordered_set<std::string_view>& user_defined_by_text() {
+  static const std::unordered_set<std::string_view> v = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
+  return v;
+}
+
+void add_str(std::string& out, std::string_view s) { json::dump_string(out, s, false); }
+
+}  // namespace
+
+std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name) {
+  auto str = [&](const char* key) -> std::string {
+    const chat::GgufValue* v = md.find(key);
+    return v && v->type == chat::GgufType::String ? v->s : std::string();
+  };
+  auto fail = [&](const std::string& what) -> void { throw_error(ErrorKind::ValueError, name + ": " + what); };
+  const std::string model = str("tokenizer.ggml.model"), pre = str("tokenizer.ggml.pre");
+  if (model.empty()) fail("GGUF: no tokenizer.ggml.model (the file carries no tokenizer)");
+  if (model != "gpt2")
+    fail("GGUF: tokenizer.ggml.model \"" + model + "\" is not supported (byte-level BPE \"gpt2\" models only)");
+  const chat::GgufValue* tokens = md.find("tokenizer.ggml.tokens");
+  const chat::GgufValue* merges = md.find("tokenizer.ggml.merges");
+  const chat::GgufValue* types = md.find("tokenizer.ggml.token_type");
+  if (!tokens || tokens->type != chat::GgufType::Array || tokens->elem != chat::GgufType::String)
+    fail("GGUF: tokenizer.ggml.tokens is missing or not a list of strings");
+  if (!merges || merges->type != chat::GgufType::Array || merges->elem != chat::GgufType::String)
+    fail("GGUF: tokenizer.ggml.merges is missing or not a list of strings");
+  if (types && (types->type != chat::GgufType::Array || types->items.size() != tokens->items.size()))
+    fail("GGUF: tokenizer.ggml.token_type does not have one entry per token");
+  const PreSplit* split = nullptr;
+  std::string pre_name = pre.empty() || pre == "default" ? "gpt2" : pre;
+  for (const auto& p : pre_splits())
+    if (pre_name == p.name) split = &p;
+  if (!split && pre_name != "gpt2")
+    fail("GGUF: tokenizer.ggml.pre \"" + pre + "\" is not supported (qwen2, llama-bpe, deepseek-v3, gpt-4o, gpt2)");
+
+  std::string j = "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": false, \"ignore_merges\": ";
+  j += split && split->ignore_merges ? "true" : "false";
+  j += ", \"vocab\": {";
+  std::string added;
+  std::unordered_set<std::string_view> seen;
+  bool first = true;
+  for (size_t i = 0; i < tokens->items.size(); ++i) {
+    const std::string& t = tokens->items[i].s;
+    int64_t type = types ? types->items[i].as_int() : 1;
+    if (user_defined_by_text().count(t)) type = kUserDefined;
+    else if (control_by_text().count(t)) type = kControl;
+    if (type == kControl || type == kUserDefined) {
+      if (!added.empty()) added += ", ";
+      added += "{\"id\": " + std::to_string(i) + ", \"content\": ";
+      add_str(added, t);
+      added += type == kControl ? ", \"special\": true" : ", \"special\": false";
+      added += ", \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"single_word\": false}";
+    }
+    // Added tokens stay in the vocabulary too: a merge may make one ("</s>").
+    if (!seen.insert(t).second) continue;  // a repeated piece: the first id, as a map keeps it
+    if (!first) j += ", ";
+    first = false;
+    add_str(j, t);
+    j += ": " + std::to_string(i);
+  }
+  j += "}, \"merges\": [";
+  for (size_t i = 0; i < merges->items.size(); ++i) {
+    if (i) j += ", ";
+    add_str(j, merges->items[i].s);
+  }
+  j += "]}, \"normalizer\": null, \"pre_tokenizer\": ";
+  if (split) {
+    j += "{\"type\": \"Sequence\", \"pretokenizers\": [";
+    for (const char* r : split->regexes) {
+      j += "{\"type\": \"Split\", \"pattern\": {\"Regex\": ";
+      add_str(j, r);
+      j += "}, \"behavior\": \"Isolated\", \"invert\": false}, ";
+    }
+    j += "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}]}";
+  } else {
+    j += "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": true}";
+  }
+  // add_bos_token / add_eos_token: the ids the post-processor puts around the text.
+  auto flag_id = [&](const char* flag, const char* id_key) -> int64_t {
+    const chat::GgufValue* f = md.find(flag);
+    const chat::GgufValue* id = md.find(id_key);
+    if (!f || f->type != chat::GgufType::Bool || !f->u || !id || !id->is_integer()) return -1;
+    return id->as_int() >= 0 && static_cast<size_t>(id->as_int()) < tokens->items.size() ? id->as_int() : -1;
+  };
+  const int64_t bos = flag_id("tokenizer.ggml.add_bos_token", "tokenizer.ggml.bos_token_id");
+  const int64_t eos = flag_id("tokenizer.ggml.add_eos_token", "tokenizer.ggml.eos_token_id");
+  j += ", \"post_processor\": ";
+  if (bos < 0 && eos < 0) {
+    j += "null";
+  } else {
+    std::vector<std::string> single;
+    std::string specials;
+    auto special = [&](int64_t id) {
+      const std::string& t = tokens->items[static_cast<size_t>(id)].s;
+      std::string item = "{\"SpecialToken\": {\"id\": ";
+      add_str(item, t);
+      single.push_back(item + ", \"type_id\": 0}}");
+      if (!specials.empty()) specials += ", ";
+      add_str(specials, t);
+      specials += ": {\"id\": ";
+      add_str(specials, t);
+      specials += ", \"ids\": [" + std::to_string(id) + "], \"tokens\": [";
+      add_str(specials, t);
+      specials += "]}";
+    };
+    if (bos >= 0) special(bos);
+    single.push_back("{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}");
+    if (eos >= 0) special(eos);
+    j += "{\"type\": \"TemplateProcessing\", \"single\": [";
+    for (size_t i = 0; i < single.size(); ++i) j += (i ? ", " : "") + single[i];
+    j += "], \"special_tokens\": {" + specials + "}}";
+  }
+  j += ", \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}";
+  j += ", \"added_tokens\": [" + added + "]}";
+  return j;
+}
+
+}  // namespace toolchat::tokenize
