@@ -41,6 +41,36 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
   }
 }
 
+ParserBase::Read ParserBase::read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name,
+                                      std::string_view what, bool close, bool cut_not_call) {
+  switch (r.step(*this, sink, id, name)) {
+    case ArgsReader::Status::NeedMore: return Read::NeedMore;
+    case ArgsReader::Status::Done:
+      if (close) {
+        stop_recording();
+        close_call(sink);
+      }
+      return Read::Done;
+    case ArgsReader::Status::NotObject:
+      if (!cut_not_call) return Read::NotCall;
+      break;
+    case ArgsReader::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, std::string(what) + " of '" + name + "': not a valid JSON object");
+  return Read::Cut;
+}
+
+ParserBase::Read ParserBase::read_calls(CallReader& r, Sink& sink, std::string_view what) {
+  switch (r.step(*this, sink)) {
+    case CallReader::Status::NeedMore: return Read::NeedMore;
+    case CallReader::Status::Done: stop_recording(); return Read::Done;
+    case CallReader::Status::NotACall: return Read::NotCall;
+    case CallReader::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, std::string(what) + " stopped being a call");
+  return Read::Cut;
+}
+
 void CallReader::reset(Mode mode, std::initializer_list<std::string_view> args_keys, bool keep_id,
                        std::string_view name_key, std::string_view id_key) {
   js_.reset(3);

@@ -42,20 +42,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
         return true;
       }
       case St::Json:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return not_a_call(sink, "arguments are not JSON");
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            st_ = St::AfterCall;
-            return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::AfterCall, .cut = St::Content, .not_object = kNotObject});
       case St::Code: {
         // Raw python code runs to the next ">>>" or the end.
         std::string_view r = rest();

@@ -84,6 +84,7 @@ class HarmonyParser final : public scan::ParserBase {
           name_ = to.rfind("functions.", 0) == 0 ? to.substr(10) : to;
           if (name_.empty()) return bad_header(sink, true);
           args_.reset();
+          reasoning_ = false;  // a cut call's text is content
           st_ = St::CallBody;
           return true;
         }
@@ -99,21 +100,7 @@ class HarmonyParser final : public scan::ParserBase {
         return true;
       }
       case St::CallBody:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject:
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not a JSON object");
-            reasoning_ = false;
-            st_ = St::Text;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            st_ = St::AfterCall;
-            return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::AfterCall, .cut = St::Text, .what = "the body of a call"});
       case St::CodeBody: {
         int k = collect_until(code_, body_ends(), eof);
         if (k < 0 && !eof) return false;

@@ -112,20 +112,14 @@ class PythonicParser final : public scan::ThinkParser {
         return false;
       }
       case St::Json:
-        switch (json_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::NotACall: return not_a_call(sink);
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "a JSON call object in the list stopped being a call");
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::Done:
+        switch (Read r = read_calls(json_, sink, "a JSON call object in the list")) {
+          case Read::NotCall: return not_a_call(sink);
+          case Read::Done:
             ++group_calls_;
             start_recording();
-            st_ = St::AfterCall;
-            return true;
+            [[fallthrough]];
+          default: return moved(r, st_, St::AfterCall, St::Content);
         }
-        return false;
       case St::AfterCall: {
         if (!skip_ws()) return eof ? end_group(sink, false) : false;
         char c = rest()[0];
