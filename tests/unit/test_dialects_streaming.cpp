@@ -151,6 +151,8 @@ const StreamCase kStreamCases[] = {
     {"glm4", "write_file\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
     {"pythonic", "[write_file(path='a.txt', content=\"VALUE\")]"},
     {"pythonic", "<|tool_call_start|>[write_file(path=\"a.txt\", content='VALUE')]<|tool_call_end|>"},
+    {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
+    {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
 
 const char kTools[] =
