@@ -76,7 +76,7 @@ class HarmonyParser final : public scan::ParserBase {
           // The builtin python tool: the body is code, not JSON; it becomes a call of `python`
           // with {"code": BODY}, as Llama's <|python_tag|> code becomes code_interpreter's.
           stop_recording();
-          code_.clear();
+          open_string_call(sink, "python", "code");
           st_ = St::CodeBody;
           return true;
         }
@@ -102,12 +102,9 @@ class HarmonyParser final : public scan::ParserBase {
       case St::CallBody:
         return args_step(args_, sink, "", name_, st_, {.done = St::AfterCall, .cut = St::Text, .what = "the body of a call"});
       case St::CodeBody: {
-        int k = collect_until(code_, body_ends(), eof);
+        int k = string_arg_until(sink, body_ends(), eof);
         if (k < 0 && !eof) return false;
-        Value args = Value::dict();
-        args.dict_obj().set(Value::string("code"), Value::string(code_));
-        emit_call(sink, "", "python", args);
-        code_.clear();
+        close_string_call(sink);
         reasoning_ = false;
         if (k < 0) {  // the output ended (the <|call|> stop token stripped): the call stands
           st_ = St::Between;
@@ -179,7 +176,7 @@ class HarmonyParser final : public scan::ParserBase {
   }
 
   bool reasoning_ = false;
-  std::string header_, name_, code_;
+  std::string header_, name_;
   scan::ArgsReader args_;
 };
 

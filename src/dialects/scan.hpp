@@ -112,6 +112,12 @@ class ParserBase : public StreamParser {
   void call_text(Sink& sink, std::string_view fragment);
   void close_call(Sink& sink);
   bool call_is_open() const { return open_; }
+  // A call whose arguments are one string, {"KEY": TEXT} (a code body: gpt-oss / functionary
+  // python, Llama's code_interpreter, ChatGLM3's interpreter): announced at once, TEXT streamed
+  // JSON-escaped as it arrives (call_string_text), the string and the call closed at its end.
+  void open_string_call(Sink& sink, const std::string& name, std::string_view key);
+  void call_string_text(Sink& sink, std::string_view text);
+  void close_string_call(Sink& sink);
   // What is being read stops being a call: an open call is closed and cut (its source text, what
   // was recorded, goes with the warning: the whole-message result gives it as content); with no
   // call open the recorded text is given back as content. With take_rest (at the end of the
@@ -169,6 +175,8 @@ class ParserBase : public StreamParser {
   // Like text_until, but appends the text to acc instead of emitting it, and leaves pos_ on the
   // marker (not past it): for a call's free-form part that runs to the next label.
   int collect_until(std::string& acc, Markers markers, bool eof);
+  // Like collect_until, but the text streams into the open string call (open_string_call).
+  int string_arg_until(Sink& sink, Markers markers, bool eof);
   // Skips JSON whitespace; true when a non-whitespace byte is available.
   bool skip_ws();
   enum class Match { Yes, No, NeedMore };

@@ -275,3 +275,51 @@ TEST(DialectStreaming, BrokenJsonAfterTheNameIsCutAndGivenBack) {
   EXPECT_EQ(m.warnings.back().kind, WarningKind::MalformedCall);
   EXPECT_EQ(events_text(events), events_text(feed_chunked(d, {}, text, 1)));
 }
+
+// Code bodies (a call whose arguments are {"code": TEXT}) stream too: the call is announced when
+// the body starts and the code goes out JSON-escaped as it arrives. The end of the output ends such a
+// call (the stop token was stripped): it stands, in every chunking.
+TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
+  std::string code;
+  for (int i = 0; code.size() < 1500; ++i) code += "print(\"line " + std::to_string(i) + "\\t\")\n";
+  struct Case {
+    const char* dialect;
+    std::string text;
+  };
+  const Case cases[] = {
+      {"gpt_oss", "<|channel|>analysis<|message|>Run it.<|end|><|start|>assistant<|channel|>commentary to=python "
+                  "<|message|>CODE<|call|>"},
+      {"gpt_oss", "<|channel|>commentary to=python <|message|>CODE"},
+      {"functionary_v32", ">>>python\nCODE"},
+      {"functionary_v32", "all\nLet me run it.>>>python\nCODE>>>all\nDone."},
+  };
+  ParseOptions o;
+  o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}}])");
+  const std::string want = scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
+    const Dialect& d = *find(c.dialect);
+    std::string text = c.text;
+    size_t at = text.find("CODE");
+    text.replace(at, 4, code);
+    EventLog log;
+    auto p = d.make_parser(o);
+    const size_t half = at + code.size() / 2;
+    for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
+    ParsedMessage partial = collect(log.events);
+    ASSERT_EQ(partial.tool_calls.size(), 1u);
+    EXPECT_EQ(partial.tool_calls[0].name, "python");
+    const std::string head = want.substr(0, want.size() / 2 - 16);
+    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
+    for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
+    p->finish(log);
+    ParsedMessage m = collect(log.events);
+    ASSERT_EQ(m.tool_calls.size(), 1u);
+    EXPECT_EQ(m.tool_calls[0].arguments, want);
+    EXPECT_TRUE(m.warnings.empty());
+    auto whole = feed_cut(d, o, text, {});
+    EXPECT_EQ(events_text(log.events), events_text(whole));
+    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
+    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
+  }
+}
