@@ -91,11 +91,26 @@ const std::vector<Family>& families() {
            return "{\"name\": \"write_file\", \"arguments\": " + args_json(i, c) + "}";
          }, ", ") + "]";
        }},
-      {"deepseek_v31", "tests/corpus/templates/ollama-deepseek-v3.1-latest.jinja",
+      {"glm45", "tests/dialects/templates/zai-org-GLM-4.6.jinja",
        [](size_t n, const std::string& c) {
-         return "<｜tool▁calls▁begin｜>" + repeat(n, [&](size_t i) {
-           return "<｜tool▁call▁begin｜>write_file<｜tool▁sep｜>" + args_json(i, c) + "<｜tool▁call▁end｜>";
-         }) + "<｜tool▁calls▁end｜>";
+         return repeat(n, [&](size_t i) {
+           return "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>f" + std::to_string(i) +
+                  ".txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>" + c + "</arg_value>\n</tool_call>";
+         }, "\n");
+       }},
+      {"minimax_m2", "tests/dialects/templates/unsloth-MiniMax-M2.jinja",
+       [](size_t n, const std::string& c) {
+         return "<minimax:tool_call>\n" + repeat(n, [&](size_t i) {
+           return "<invoke name=\"write_file\">\n<parameter name=\"path\">f" + std::to_string(i) +
+                  ".txt</parameter>\n<parameter name=\"content\">" + c + "</parameter>\n</invoke>\n";
+         }) + "</minimax:tool_call>";
+       }},
+      {"seed_oss", "tests/dialects/templates/ByteDance-Seed-OSS.jinja",
+       [](size_t n, const std::string& c) {
+         return repeat(n, [&](size_t i) {
+           return "<seed:tool_call>\n<function=write_file>\n<parameter=path>f" + std::to_string(i) +
+                  ".txt</parameter>\n<parameter=content>" + c + "</parameter>\n</function>\n</seed:tool_call>";
+         }, "\n");
        }},
       {"gpt_oss", "tests/dialects/templates/openai-gpt-oss-120b.jinja",
        [](size_t n, const std::string& c) {
@@ -269,6 +284,7 @@ std::string content_of(size_t bytes) {
   std::string v;
   for (int i = 0; v.size() < bytes; ++i) v += "line " + std::to_string(i) + " of the \"file\" body,\n";
   v.resize(bytes);
+  v.back() = '.';  // the XML families trim a value's edges
   return v;
 }
 
