@@ -34,7 +34,7 @@ class FunctionaryV31Parser final : public PythonTagParser {
           st_ = St::Name;
         } else {
           start_recording(kPythonTag);
-          body_ = PythonTagBody("python");
+          start_python_tag("python");
           st_ = St::Python;
         }
         return true;

@@ -44,7 +44,7 @@ class Llama3Parser final : public PythonTagParser {
           return true;
         }
         if (rest()[0] == '{' || rest()[0] == '[') { start_json(); return true; }
-        body_ = PythonTagBody("code_interpreter");
+        start_python_tag("code_interpreter");
         st_ = St::Builtin;
         return true;
       }
@@ -106,7 +106,7 @@ class Llama3Parser final : public PythonTagParser {
   void at_end(Sink& sink) override {
     if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the JSON call", true);
     else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
-    else if (st_ == St::Builtin || st_ == St::Tagged) give_back(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>");
+    else if (st_ == St::Builtin || st_ == St::Tagged) abandon_call(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>", true);
   }
 
  private:

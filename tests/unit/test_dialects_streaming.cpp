@@ -151,6 +151,8 @@ const StreamCase kStreamCases[] = {
     {"glm4", "write_file\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
     {"pythonic", "[write_file(path='a.txt', content=\"VALUE\")]"},
     {"pythonic", "<|tool_call_start|>[write_file(path=\"a.txt\", content='VALUE')]<|tool_call_end|>"},
+    {"llama3_builtin", "<|python_tag|>write_file.call(path=\"a.txt\", content=\"VALUE\")"},
+    {"functionary_v31", "<|python_tag|>write_file.call(path='a.txt', content='VALUE')"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
@@ -285,8 +287,12 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
   struct Case {
     const char* dialect;
     std::string text;
+    const char* tool = "python";
   };
   const Case cases[] = {
+      {"llama3_builtin", "<|python_tag|>CODE<|eom_id|>", "code_interpreter"},
+      {"llama3_builtin", "<|python_tag|>CODE", "code_interpreter"},
+      {"functionary_v31", "<|python_tag|>CODE"},
       {"gpt_oss", "<|channel|>analysis<|message|>Run it.<|end|><|start|>assistant<|channel|>commentary to=python "
                   "<|message|>CODE<|call|>"},
       {"gpt_oss", "<|channel|>commentary to=python <|message|>CODE"},
@@ -294,7 +300,8 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
       {"functionary_v32", "all\nLet me run it.>>>python\nCODE>>>all\nDone."},
   };
   ParseOptions o;
-  o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}}])");
+  o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}},)"
+                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}}])");
   const std::string want = scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
   for (const Case& c : cases) {
     SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
@@ -308,7 +315,7 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
     ParsedMessage partial = collect(log.events);
     ASSERT_EQ(partial.tool_calls.size(), 1u);
-    EXPECT_EQ(partial.tool_calls[0].name, "python");
+    EXPECT_EQ(partial.tool_calls[0].name, c.tool);
     const std::string head = want.substr(0, want.size() / 2 - 16);
     EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
     for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
