@@ -153,6 +153,7 @@ const StreamCase kStreamCases[] = {
     {"pythonic", "<|tool_call_start|>[write_file(path=\"a.txt\", content='VALUE')]<|tool_call_end|>"},
     {"llama3_builtin", "<|python_tag|>write_file.call(path=\"a.txt\", content=\"VALUE\")"},
     {"functionary_v31", "<|python_tag|>write_file.call(path='a.txt', content='VALUE')"},
+    {"chatglm3", "write_file\n```python\ntool_call(path='a.txt', content='VALUE')\n```"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
