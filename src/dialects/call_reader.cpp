@@ -1,6 +1,7 @@
 #include "dialects/call_reader.hpp"
 
 #include "dialects/json_util.hpp"
+#include "dialects/py_kwargs_stream.hpp"
 
 namespace toolchat::dialects::scan {
 
@@ -57,6 +58,26 @@ ParserBase::Read ParserBase::read_args(ArgsReader& r, Sink& sink, const std::str
     case ArgsReader::Status::Broken: break;
   }
   abandon_call(sink, WarningKind::MalformedCall, std::string(what) + " of '" + name + "': not a valid JSON object");
+  return Read::Cut;
+}
+
+ParserBase::Read ParserBase::read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof,
+                                        bool cut_not_call) {
+  size_t used = 0;
+  pylit::KwargsStream::Status s = k.step(*this, sink, name, rest(), eof, &used);
+  advance(used);
+  switch (s) {
+    case pylit::KwargsStream::Status::NeedMore: return Read::NeedMore;
+    case pylit::KwargsStream::Status::Done:
+      stop_recording();
+      close_call(sink);
+      return Read::Done;
+    case pylit::KwargsStream::Status::NotKwargs:
+      if (!cut_not_call) return Read::NotCall;
+      break;
+    case pylit::KwargsStream::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, "call to '" + name + "' with arguments that are not keyword literals");
   return Read::Cut;
 }
 

@@ -69,26 +69,15 @@ class ChatGlm3Parser final : public GlmSegmentParser {
         cs_ = Cs::Args;
         return true;
       }
-      case Cs::Args: {
-        size_t used = 0;
-        auto s = kwargs_.step(*this, sink, name_, rest(), eof, &used);
-        advance(used);
-        switch (s) {
-          case pylit::KwargsStream::Status::NeedMore: return used > 0;  // at eof, call_end cuts it
-          case pylit::KwargsStream::Status::Done:
-            stop_recording();
-            close_call(sink);
-            cs_ = Cs::Tail;
-            return true;
-          case pylit::KwargsStream::Status::NotKwargs:
-          case pylit::KwargsStream::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "call to '" + name_ + "': arguments that are not keyword literals");
+      case Cs::Args:
+        switch (read_kwargs(kwargs_, sink, name_, eof, true)) {
+          case Read::NeedMore: return false;  // at eof, call_end cuts it
+          case Read::Done: cs_ = Cs::Tail; return true;
+          default:
             reset_call();
             end_call();
             return true;
         }
-        return false;
-      }
       case Cs::Tail: {  // the block's closing ```; anything else is the segment's text
         std::string_view r = rest();
         size_t i = 0;

@@ -39,22 +39,9 @@ PythonTagParser::TagStep PythonTagParser::python_tag_step(Sink& sink, bool eof) 
       return TagStep::Progress;
     }
     case Tag::Kwargs:
-      switch (kwargs_.step(*this, sink, body_.name(), rest(), eof, &used)) {
-        case pylit::KwargsStream::Status::NeedMore:
-          advance(used);
-          return used > 0 ? TagStep::Progress : TagStep::NeedMore;  // at eof, the parser's at_end cuts it
-        case pylit::KwargsStream::Status::Done:
-          advance(used);
-          stop_recording();
-          close_call(sink);
-          return TagStep::Finished;
-        case pylit::KwargsStream::Status::NotKwargs:
-        case pylit::KwargsStream::Status::Broken:
-          advance(used);
-          abandon_call(sink, WarningKind::MalformedCall, body_.name() + ".call(…) with arguments that are not keyword literals");
-          return TagStep::Finished;
-      }
-      return TagStep::Finished;
+      // At eof with the arguments unfinished, the parser's at_end cuts the call.
+      if (read_kwargs(kwargs_, sink, body_.name(), eof, true) != Read::NeedMore) return TagStep::Finished;
+      return pos_ > before ? TagStep::Progress : TagStep::NeedMore;
     case Tag::Raw:
       // Raw code runs to <|eom_id|> / <|eot_id|> (left for the content) or the end of the output.
       if (string_arg_until(sink, kEnds, eof) >= 0 || eof) {

@@ -95,6 +95,11 @@ std::vector<std::string_view> joined(std::vector<std::string_view> a, const std:
 
 class ArgsReader;
 class CallReader;
+}  // namespace toolchat::dialects::scan
+namespace toolchat::dialects::pylit {
+class KwargsStream;
+}  // namespace toolchat::dialects::pylit
+namespace toolchat::dialects::scan {
 
 // Base for the families' state machines. feed() calls run(eof=false) on the input (in_), finish()
 // calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each call, so
@@ -195,6 +200,8 @@ class ParserBase : public StreamParser {
   Read read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name, std::string_view what,
                  bool close, bool cut_not_call);
   Read read_calls(CallReader& r, Sink& sink, std::string_view what);
+  // The same for a pythonic call's keyword arguments (after `NAME(`): Done closes the call.
+  Read read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof, bool cut_not_call);
   // Moves `state` on after a Read: to `done` on Done, to `cut` on Cut; false on NeedMore.
   template <class St>
   static bool moved(Read r, St& state, St done, St cut) {
