@@ -168,6 +168,24 @@ std::string long_value() {
   return v + "end.";  // no trailing whitespace: the XML families trim a value's edges
 }
 
+// Feeds `text` one byte at a time. After `half` bytes (no finish) the events must already hold one
+// call named `name` whose arguments start with `head`. Returns all the events (finished).
+std::vector<Event> fed_bytewise(const Dialect& d, const ParseOptions& o, const std::string& text, size_t half,
+                                const std::string& name, const std::string& head) {
+  EventLog log;
+  auto p = d.make_parser(o);
+  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  ParsedMessage partial = collect(log.events);
+  EXPECT_EQ(partial.tool_calls.size(), 1u);
+  if (!partial.tool_calls.empty()) {
+    EXPECT_EQ(partial.tool_calls[0].name, name);
+    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
+  }
+  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  p->finish(log);
+  return log.events;
+}
+
 }  // namespace
 
 TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
@@ -184,21 +202,13 @@ TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
     text.replace(at, 5, value);
     const size_t half = at + value.size() / 2;
 
-    EventLog log;
-    auto p = d->make_parser(o);
-    for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
     // Half of the value fed, no finish: the call is announced and its first half is out.
-    ParsedMessage partial = collect(log.events);
-    ASSERT_EQ(partial.tool_calls.size(), 1u);
-    EXPECT_EQ(partial.tool_calls[0].name, "write_file");
     const std::string head = R"({"path":"a.txt","content":")" + value.substr(0, value.size() / 2 - 8);
-    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
-    for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
-    p->finish(log);
-    ParsedMessage m = collect(log.events);
+    std::vector<Event> events = fed_bytewise(*d, o, text, half, "write_file", head);
+    ParsedMessage m = collect(events);
     ASSERT_EQ(m.tool_calls.size(), 1u);
     EXPECT_EQ(m.tool_calls[0].arguments, want_args);
-    EXPECT_EQ(events_text(log.events), events_text(feed_cut(*d, o, text, {})));
+    EXPECT_EQ(events_text(events), events_text(feed_cut(*d, o, text, {})));
   }
 }
 
@@ -310,23 +320,13 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     std::string text = c.text;
     size_t at = text.find("CODE");
     text.replace(at, 4, code);
-    EventLog log;
-    auto p = d.make_parser(o);
-    const size_t half = at + code.size() / 2;
-    for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
-    ParsedMessage partial = collect(log.events);
-    ASSERT_EQ(partial.tool_calls.size(), 1u);
-    EXPECT_EQ(partial.tool_calls[0].name, c.tool);
-    const std::string head = want.substr(0, want.size() / 2 - 16);
-    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
-    for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
-    p->finish(log);
-    ParsedMessage m = collect(log.events);
+    std::vector<Event> events = fed_bytewise(d, o, text, at + code.size() / 2, c.tool, want.substr(0, want.size() / 2 - 16));
+    ParsedMessage m = collect(events);
     ASSERT_EQ(m.tool_calls.size(), 1u);
     EXPECT_EQ(m.tool_calls[0].arguments, want);
     EXPECT_TRUE(m.warnings.empty());
     auto whole = feed_cut(d, o, text, {});
-    EXPECT_EQ(events_text(log.events), events_text(whole));
+    EXPECT_EQ(events_text(events), events_text(whole));
     EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
     EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
   }
