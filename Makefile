@@ -40,7 +40,7 @@ DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 
-.PHONY: deps build run test test-asan e2e bench fuzz-diff fuzz tokenize-fuzz clean
+.PHONY: deps build run test test-asan e2e bench bench-llama fuzz-diff fuzz tokenize-fuzz clean
 
 deps:
 	@missing=""; \
@@ -92,6 +92,11 @@ bench:
 	cmake --build $(BUILD) -j $(JOBS)
 	@if [ -f bench/run.sh ]; then TOOLCHAT_BUILD_DIR="$(BUILD)" bash bench/run.sh; \
 	else echo "bench: bench/run.sh does not exist yet"; fi
+
+# toolchat's dialect parsers beside llama.cpp's common_chat_parse (bench/llama_compare.cpp); builds
+# the snapshot's common library once into build-llama. Not part of `make bench` or CI.
+bench-llama:
+	JOBS=$(JOBS) bash bench/llama_compare.sh
 
 fuzz-diff: build
 	$(PYTHON) tools/fuzz_diff/run.py --seed $(SEED) --count $(N) --toolchat $(BUILD)/toolchat

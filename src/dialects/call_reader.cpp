@@ -1,6 +1,7 @@
 #include "dialects/call_reader.hpp"
 
 #include "dialects/json_util.hpp"
+#include "dialects/py_kwargs_stream.hpp"
 
 namespace toolchat::dialects::scan {
 
@@ -39,6 +40,56 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
       default: break;
     }
   }
+}
+
+ParserBase::Read ParserBase::read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name,
+                                      std::string_view what, bool close, bool cut_not_call) {
+  switch (r.step(*this, sink, id, name)) {
+    case ArgsReader::Status::NeedMore: return Read::NeedMore;
+    case ArgsReader::Status::Done:
+      if (close) {
+        stop_recording();
+        close_call(sink);
+      }
+      return Read::Done;
+    case ArgsReader::Status::NotObject:
+      if (!cut_not_call) return Read::NotCall;
+      break;
+    case ArgsReader::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, std::string(what) + " of '" + name + "': not a valid JSON object");
+  return Read::Cut;
+}
+
+ParserBase::Read ParserBase::read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof,
+                                        bool cut_not_call) {
+  size_t used = 0;
+  pylit::KwargsStream::Status s = k.step(*this, sink, name, rest(), eof, &used);
+  advance(used);
+  switch (s) {
+    case pylit::KwargsStream::Status::NeedMore: return Read::NeedMore;
+    case pylit::KwargsStream::Status::Done:
+      stop_recording();
+      close_call(sink);
+      return Read::Done;
+    case pylit::KwargsStream::Status::NotKwargs:
+      if (!cut_not_call) return Read::NotCall;
+      break;
+    case pylit::KwargsStream::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, "call to '" + name + "' with arguments that are not keyword literals");
+  return Read::Cut;
+}
+
+ParserBase::Read ParserBase::read_calls(CallReader& r, Sink& sink, std::string_view what) {
+  switch (r.step(*this, sink)) {
+    case CallReader::Status::NeedMore: return Read::NeedMore;
+    case CallReader::Status::Done: stop_recording(); return Read::Done;
+    case CallReader::Status::NotACall: return Read::NotCall;
+    case CallReader::Status::Broken: break;
+  }
+  abandon_call(sink, WarningKind::MalformedCall, std::string(what) + " stopped being a call");
+  return Read::Cut;
 }
 
 void CallReader::reset(Mode mode, std::initializer_list<std::string_view> args_keys, bool keep_id,

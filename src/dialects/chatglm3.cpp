@@ -3,9 +3,14 @@
 // Python-literal kwargs reader (ChatGLM3 itself uses eval). Metadata "interpreter" is a code
 // interpreter call whose body is the code ({"code": …}). A named segment whose body is not a code
 // block is text (the first line of a reply without the leading line break).
+//
+// A tool call streams: once the block's `tool_call(` is read the call is announced and its keyword
+// arguments go out as they arrive (pylit::KwargsStream). Any other body (the interpreter's code, a
+// block that does not start with `tool_call(`) is read whole to the segment's end, as before.
 #include "dialects/gbnf.hpp"
 #include "dialects/glm_segments.hpp"
 #include "dialects/json_util.hpp"
+#include "dialects/py_kwargs_stream.hpp"
 #include "dialects/py_literal.hpp"
 #include "dialects/text_args.hpp"
 #include "dialects/tool_fields.hpp"
@@ -24,22 +29,88 @@ class ChatGlm3Parser final : public GlmSegmentParser {
 
  protected:
   bool call_step(Sink& sink, bool eof) override {
+    switch (cs_) {
+      case Cs::Fence: {  // whitespace, then ``` (anything else: the segment is text)
+        std::string_view r = rest();
+        size_t i = 0;
+        while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+        if (r.size() - i < 3) return eof ? to_whole() : false;
+        if (r.substr(i, 3) != "```") {
+          reset_call();
+          as_text(sink);
+          return true;
+        }
+        take(i + 3);
+        cs_ = Cs::Tag;
+        return true;
+      }
+      case Cs::Tag: {  // the language tag line
+        std::string_view r = rest();
+        size_t nl = r.find('\n');
+        if (nl == std::string_view::npos) return eof || r.size() > kMaxTag ? to_whole() : false;
+        for (char c : r.substr(0, nl))
+          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) return to_whole();
+        take(nl + 1);
+        if (name_ == "interpreter") return to_whole();
+        cs_ = Cs::Head;
+        return true;
+      }
+      case Cs::Head: {
+        std::string_view r = rest();
+        size_t i = 0;
+        while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+        constexpr std::string_view kHead = "tool_call(";
+        std::string_view t = r.substr(i);
+        size_t n = std::min(t.size(), kHead.size());
+        if (t.substr(0, n) != kHead.substr(0, n)) return to_whole();
+        if (n < kHead.size()) return eof ? to_whole() : false;
+        take(i + kHead.size());
+        kwargs_.reset();
+        cs_ = Cs::Args;
+        return true;
+      }
+      case Cs::Args:
+        switch (read_kwargs(kwargs_, sink, name_, eof, true)) {
+          case Read::NeedMore: return false;  // at eof, call_end cuts it
+          case Read::Done: cs_ = Cs::Tail; return true;
+          default:
+            reset_call();
+            end_call();
+            return true;
+        }
+      case Cs::Tail: {  // the block's closing ```; anything else is the segment's text
+        std::string_view r = rest();
+        size_t i = 0;
+        while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+        if (r.size() - i < 3 && !eof) return false;
+        bool fence = r.substr(i, 3) == "```";
+        if (fence) advance(i + 3);
+        else warn(sink, WarningKind::MissingCloseMarker, "the code block of '" + name_ + "' is not closed");
+        reset_call();
+        end_call();
+        return true;
+      }
+      case Cs::Whole: break;
+    }
     int k = collect_until(body_, segment_ends(), eof);
     std::string_view b = body_;
     while (!b.empty() && scan::is_json_ws(b.front())) b.remove_prefix(1);
     if (b.size() >= 3 && b.substr(0, 3) != "```") {
-      body_.clear();
+      reset_call();
       as_text(sink);
       return true;
     }
     if (k < 0 && !eof) return false;
     finish_call(sink, k < 0);
-    body_.clear();
+    reset_call();
     end_call();  // the segment end (if any) is handled as after text
     return true;
   }
 
-  void call_end(Sink&) override {}
+  void call_end(Sink& sink) override {
+    if (cs_ == Cs::Args) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
+    reset_call();
+  }
 
  private:
   void finish_call(Sink& sink, bool at_eof) {
@@ -67,7 +138,24 @@ class ChatGlm3Parser final : public GlmSegmentParser {
     emit_call(sink, "", name_, args);
   }
 
+  // The streamed path's bytes are kept in body_ too, for the whole path to take over.
+  void take(size_t n) {
+    body_.append(rest().substr(0, n));
+    advance(n);
+  }
+  bool to_whole() {
+    cs_ = Cs::Whole;
+    return true;
+  }
+  void reset_call() {
+    body_.clear();
+    cs_ = Cs::Fence;
+  }
+
+  static constexpr size_t kMaxTag = 32;
+  enum class Cs { Fence, Tag, Head, Args, Tail, Whole } cs_ = Cs::Fence;
   std::string body_;
+  pylit::KwargsStream kwargs_;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

@@ -36,17 +36,8 @@ class CommandR7bParser final : public scan::ThinkParser {
         return true;
       }
       case St::Array:
-        switch (reader_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done: st_ = St::End; return true;
-          case scan::CallReader::Status::NotACall:
-            return malformed(sink, "<|START_ACTION|> not followed by a list of {\"tool_name\", \"parameters\"} calls", st_);
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the action stopped being a list of calls");
-            st_ = St::Content;
-            return true;
-        }
-        return false;
+        if (Read r = read_calls(reader_, sink, "the action"); r != Read::NotCall) return moved(r, st_, St::End, St::Content);
+        return malformed(sink, "<|START_ACTION|> not followed by a list of {\"tool_name\", \"parameters\"} calls", st_);
       case St::End: {
         size_t len = 0;
         int m = scan::match_any(rest(), {kEndAction}, eof, &len);

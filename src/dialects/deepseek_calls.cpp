@@ -99,16 +99,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         return true;
       }
       case St::Json:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done: st_ = St::Tail; return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::Tail, .cut = St::Content, .close = false, .not_object = kNotObject});
       case St::Tail: {
         int m = scan::match_any(rest(), {"```"}, eof, &len);
         if (m == -2) return false;

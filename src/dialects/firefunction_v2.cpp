@@ -29,23 +29,10 @@ class FirefunctionParser final : public scan::ParserBase {
         return true;
       }
       case St::Array:
-        switch (reader_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done:
-            stop_recording();
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::NotACall:
-            if (!reader_.json_ended()) return malformed(sink, "functools[ not followed by a JSON list", st_);
-            give_back(sink, WarningKind::MalformedCall, "functools[…] is not a list of {\"name\", \"arguments\"} calls");
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "functools[…] stopped being a list of calls");
-            st_ = St::Content;
-            return true;
-        }
-        return false;
+        if (Read r = read_calls(reader_, sink, "functools[…]"); r != Read::NotCall)
+          return moved(r, st_, St::Content, St::Content);
+        if (!reader_.json_ended()) return malformed(sink, "functools[ not followed by a JSON list", st_);
+        return malformed(sink, "functools[…] is not a list of {\"name\", \"arguments\"} calls", st_);
     }
     return false;
   }

@@ -34,7 +34,7 @@ class FunctionaryV31Parser final : public PythonTagParser {
           st_ = St::Name;
         } else {
           start_recording(kPythonTag);
-          body_ = PythonTagBody("python");
+          start_python_tag("python");
           st_ = St::Python;
         }
         return true;
@@ -54,16 +54,7 @@ class FunctionaryV31Parser final : public PythonTagParser {
         return true;
       }
       case St::Json:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments of '" + name_ + "' are not JSON", st_);
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done: st_ = St::Close; return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::Close, .cut = St::Content, .close = false, .not_object = kNotObject});
       case St::Close: {
         size_t len = 0;
         int m = scan::match_any(rest(), {kClose}, eof, &len);

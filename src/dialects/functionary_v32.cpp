@@ -42,32 +42,11 @@ class FunctionaryV32Parser final : public scan::ParserBase {
         return true;
       }
       case St::Json:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return not_a_call(sink, "arguments are not JSON");
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            st_ = St::AfterCall;
-            return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::AfterCall, .cut = St::Content, .not_object = kNotObject});
       case St::Code: {
         // Raw python code runs to the next ">>>" or the end.
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, {kSep});
-        size_t upto = h.which >= 0 || !eof ? h.pos : r.size();
-        code_.append(r.substr(0, upto));
-        advance(upto);
-        if (h.which < 0 && !eof) return false;
-        Value args = Value::dict();
-        args.dict_obj().set(Value::string("code"), Value::string(code_));
-        stop_recording();
-        emit_call(sink, "", name_, args);
+        if (string_arg_until(sink, {kSep}, eof) < 0 && !eof) return false;
+        close_string_call(sink);
         st_ = St::Content;
         return true;
       }
@@ -113,7 +92,8 @@ class FunctionaryV32Parser final : public scan::ParserBase {
       args_.reset();
       st_ = St::Json;
     } else {
-      code_.clear();
+      stop_recording();
+      open_string_call(sink, name_, "code");
       st_ = St::Code;
     }
     return true;
@@ -139,7 +119,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
 
   enum class St { Start, Recipient, Content, Json, Code, AfterCall } st_ = St::Start;
   bool at_start_ = true;
-  std::string name_, code_;
+  std::string name_;
   scan::ArgsReader args_;
 };
 

@@ -1,5 +1,6 @@
 #include "dialects/gbnf.hpp"
 
+#include "dialects/schema_types.hpp"
 #include "chat/conv_util.hpp"
 #include "value/json.hpp"
 
@@ -310,9 +311,7 @@ std::string Builder::arg_elements(const Value& params, const std::string& hint, 
   std::string json_start = json_prefix.empty() ? "" : literal(json_prefix) + " ";
   auto value_of = [&](const Value& v, const std::string& h) {
     const Value* type = v.is_dict() ? get(v, "type") : nullptr;
-    bool text = !type || (type->is_str() && type->str() == "string");
-    if (type && type->is_list())
-      for (const Value& t : type->items()) text = text || (t.is_str() && t.str() == "string");
+    bool text = !type || (schema::type_keyword_bits(type, schema::Names::Strict) & schema::kString);
     if (const Value* e = v.is_dict() ? get(v, "enum") : nullptr; text && e && e->is_list() && !e->items().empty()) {
       std::string alts;
       for (const Value& x : e->items()) alts += (alts.empty() ? "" : " | ") + literal(x.is_str() ? x.str() : compact_json(x));

@@ -2,6 +2,11 @@
 // one JSON object, {"tool_calls": [{"name", "arguments", "id"?}, …]}, {"tool_call": {…}} or
 // {"response": …} (a string is content as is; other JSON is dumped with indent 2). Text that is not
 // such an object is content. An optional <think> block may come first.
+//
+// The calls stream: when the object's first key is "tool_calls" or "tool_call", its value is read by
+// a CallReader as it arrives, and the rest of the object is only checked. Any other first key (a
+// "response") is read whole, as the whole object decides what it means.
+#include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/json_util.hpp"
@@ -20,9 +25,72 @@ class GenericParser final : public scan::ThinkParser {
       case St::Start: {
         if (!recording_) start_recording();
         if (!skip_ws()) return false;
-        if (rest()[0] == '{') { st_ = St::Json; return true; }
-        sink.on(ContentDelta{raw_});
-        stop_recording();
+        if (rest()[0] != '{') {
+          sink.on(ContentDelta{raw_});
+          stop_recording();
+          st_ = St::Content;
+          return true;
+        }
+        advance(1);
+        st_ = St::Key;
+        return true;
+      }
+      case St::Key: {
+        // {"tool_calls": or {"tool_call": streams; anything else is read whole from here on.
+        size_t len = 0;
+        int k = scan::match_any(rest(), {"\"tool_calls\"", "\"tool_call\""}, eof, &len);
+        if (k == -2) return false;
+        if (k >= 0) {
+          advance(len);
+          list_ = k == 0;
+          st_ = St::Colon;
+          return true;
+        }
+        return read_whole();
+      }
+      case St::Colon: {
+        size_t len = 0;
+        int k = scan::match_any(rest(), {":"}, eof, &len);
+        if (k == -2) return false;
+        if (k < 0) return read_whole();
+        advance(len);
+        calls_reader_.reset(list_ ? scan::CallReader::Mode::List : scan::CallReader::Mode::Object,
+                            {"arguments", "parameters"}, true);
+        calls_reader_.skip_bad_elements = true;
+        st_ = St::Calls;
+        return true;
+      }
+      case St::Calls: {
+        Read r = read_calls(calls_reader_, sink, list_ ? "tool_calls" : "tool_call");
+        if (r == Read::NeedMore) return false;
+        if (r == Read::Cut) {
+          st_ = St::Content;
+          return true;
+        }
+        // The rest of the object after the value: checked, not used.
+        not_call_ = r == Read::NotCall;
+        if (!not_call_) start_recording();
+        if (!not_call_ || calls_reader_.json_ended()) {
+          json_.reset();
+          json_.feed("{\"\":0");
+          st_ = St::Tail;
+          return true;
+        }
+        give_back(sink, WarningKind::MalformedCall, "the reply is not valid JSON");
+        st_ = St::Content;
+        return true;
+      }
+      case St::Tail: {
+        advance(json_.feed(rest()));
+        if (json_.state() == scan::JsonScanner::State::Running || json_.state() == scan::JsonScanner::State::Start) return false;
+        if (not_call_) {  // {"tool_calls": <not calls>, ...}: the reply is content
+          sink.on(ContentDelta{raw_});
+          stop_recording();
+        } else if (json_.state() == scan::JsonScanner::State::Error) {
+          give_back(sink, WarningKind::MalformedCall, "text after the calls is not the rest of the JSON reply");
+        } else {
+          stop_recording();
+        }
         st_ = St::Content;
         return true;
       }
@@ -44,11 +112,22 @@ class GenericParser final : public scan::ThinkParser {
     return false;
   }
   void body_end(Sink& sink) override {
-    if (st_ == St::Json) give_back(sink, WarningKind::TruncatedCall, "output ended inside the JSON reply");
+    if (st_ == St::Calls) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the tool calls", true);
+    else if (st_ == St::Tail && !not_call_) unclosed_block(sink, "the JSON reply around the calls is not closed");
+    else if (st_ == St::Key || st_ == St::Colon || st_ == St::Json || st_ == St::Tail)
+      give_back(sink, WarningKind::TruncatedCall, "output ended inside the JSON reply");
     else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
   }
 
  private:
+  // The object is not a streamed call list: it is read whole from its start (recorded) on.
+  bool read_whole() {
+    json_.reset();
+    json_.feed(raw_);
+    st_ = St::Json;
+    return true;
+  }
+
   void interpret(Sink& sink) {
     std::string raw = raw_;
     stop_recording();
@@ -87,8 +166,10 @@ class GenericParser final : public scan::ThinkParser {
     sink.on(ContentDelta{raw});  // some other JSON answer
   }
 
-  enum class St { Start, Json, Content } st_ = St::Start;
+  enum class St { Start, Key, Colon, Calls, Tail, Json, Content } st_ = St::Start;
   scan::JsonScanner json_;
+  scan::CallReader calls_reader_;
+  bool list_ = false, not_call_ = false;
 };
 
 int score(const std::string&, const chat::Capabilities*) { return 1; }  // the fallback for any template

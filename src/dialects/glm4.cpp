@@ -34,20 +34,9 @@ class Glm4Parser final : public GlmSegmentParser {
       started_ = true;
       args_.reset();
     }
-    switch (args_.step(*this, sink, "", name_)) {
-      case scan::ArgsReader::Status::NeedMore: return false;
-      case scan::ArgsReader::Status::NotObject:
-      case scan::ArgsReader::Status::Broken:
-        abandon_call(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not a JSON object");
-        done();
-        return true;
-      case scan::ArgsReader::Status::Done:
-        stop_recording();
-        close_call(sink);
-        done();
-        return true;
-    }
-    return false;
+    if (read_args(args_, sink, "", name_, "arguments", true, true) == Read::NeedMore) return false;
+    done();
+    return true;
   }
 
   void call_end(Sink& sink) override {

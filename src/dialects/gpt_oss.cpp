@@ -76,7 +76,7 @@ class HarmonyParser final : public scan::ParserBase {
           // The builtin python tool: the body is code, not JSON; it becomes a call of `python`
           // with {"code": BODY}, as Llama's <|python_tag|> code becomes code_interpreter's.
           stop_recording();
-          code_.clear();
+          open_string_call(sink, "python", "code");
           st_ = St::CodeBody;
           return true;
         }
@@ -84,6 +84,7 @@ class HarmonyParser final : public scan::ParserBase {
           name_ = to.rfind("functions.", 0) == 0 ? to.substr(10) : to;
           if (name_.empty()) return bad_header(sink, true);
           args_.reset();
+          reasoning_ = false;  // a cut call's text is content
           st_ = St::CallBody;
           return true;
         }
@@ -99,28 +100,11 @@ class HarmonyParser final : public scan::ParserBase {
         return true;
       }
       case St::CallBody:
-        switch (args_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject:
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the body of a call to '" + name_ + "' is not a JSON object");
-            reasoning_ = false;
-            st_ = St::Text;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            st_ = St::AfterCall;
-            return true;
-        }
-        return false;
+        return args_step(args_, sink, "", name_, st_, {.done = St::AfterCall, .cut = St::Text, .what = "the body of a call"});
       case St::CodeBody: {
-        int k = collect_until(code_, body_ends(), eof);
+        int k = string_arg_until(sink, body_ends(), eof);
         if (k < 0 && !eof) return false;
-        Value args = Value::dict();
-        args.dict_obj().set(Value::string("code"), Value::string(code_));
-        emit_call(sink, "", "python", args);
-        code_.clear();
+        close_string_call(sink);
         reasoning_ = false;
         if (k < 0) {  // the output ended (the <|call|> stop token stripped): the call stands
           st_ = St::Between;
@@ -192,7 +176,7 @@ class HarmonyParser final : public scan::ParserBase {
   }
 
   bool reasoning_ = false;
-  std::string header_, name_, code_;
+  std::string header_, name_;
   scan::ArgsReader args_;
 };
 

@@ -87,16 +87,7 @@ class KimiParser final : public scan::ParserBase {
         return true;
       }
       case St::Args:
-        switch (args_.step(*this, sink, id_, name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done: st_ = St::CallEnd; return true;
-        }
-        return false;
+        return args_step(args_, sink, id_, name_, st_, {.done = St::CallEnd, .cut = St::Content, .close = false, .not_object = kNotObject});
       case St::CallEnd: {
         int m = scan::match_any(rest(), {kCallEnd}, eof, &len);
         if (m == -2) return false;

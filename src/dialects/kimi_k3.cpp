@@ -219,23 +219,11 @@ class KimiK3Parser final : public scan::ParserBase {
 
   // The type attribute's value as schema bits (an unknown name: the schema decides).
   static std::optional<schema::ParamType> type_of(const std::string& t) {
-    schema::ParamType p;
-    if (t == "string") p.bits = schema::kString;
-    else if (t == "number") p.bits = schema::kNumber | schema::kInteger;
-    else if (t == "integer") p.bits = schema::kInteger;
-    else if (t == "boolean") p.bits = schema::kBoolean;
-    else if (t == "null") p.bits = schema::kNull;
-    else if (t == "object") p.bits = schema::kObject;
-    else if (t == "array") p.bits = schema::kArray;
-    else return std::nullopt;
+    schema::ParamType p{schema::type_name_bit(t, schema::Names::Strict)};
+    if (p.bits == 0) return std::nullopt;
     return p;
   }
-  static schema::ParamType json_type(const Value& v) {
-    schema::ParamType p;
-    p.bits = v.is_str() ? schema::kString : v.is_bool() ? schema::kBoolean : v.is_none() ? schema::kNull
-           : v.is_number() ? schema::kNumber | schema::kInteger : v.is_dict() ? schema::kObject : schema::kArray;
-    return p;
-  }
+  static schema::ParamType json_type(const Value& v) { return {schema::instance_types(v)}; }
   // After the call was announced: it is closed with what it has, with a warning, and the rest of
   // the output is content.
   bool broken_call(Sink& sink, const char* why) {

@@ -44,7 +44,7 @@ class Llama3Parser final : public PythonTagParser {
           return true;
         }
         if (rest()[0] == '{' || rest()[0] == '[') { start_json(); return true; }
-        body_ = PythonTagBody("code_interpreter");
+        start_python_tag("code_interpreter");
         st_ = St::Builtin;
         return true;
       }
@@ -53,28 +53,18 @@ class Llama3Parser final : public PythonTagParser {
         if (s == TagStep::Finished) st_ = St::Content;
         return s != TagStep::NeedMore;
       }
-      case St::Json:
-        switch (reader_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done:
-            stop_recording();
-            st_ = St::AfterCall;
-            return true;
-          case scan::CallReader::Status::NotACall:
-            if (!reader_.json_invalid()) {  // JSON that is not a call: content, quietly
-              sink.on(ContentDelta{raw_});
-              stop_recording();
-            } else {
-              give_back(sink, WarningKind::MalformedCall, "invalid JSON at the start of the output");
-            }
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the JSON call is not valid JSON");
-            st_ = St::Content;
-            return true;
+      case St::Json: {
+        Read r = read_calls(reader_, sink, "the JSON call");
+        if (r != Read::NotCall) return moved(r, st_, St::AfterCall, St::Content);
+        if (!reader_.json_invalid()) {  // JSON that is not a call: content, quietly
+          sink.on(ContentDelta{raw_});
+          stop_recording();
+        } else {
+          give_back(sink, WarningKind::MalformedCall, "invalid JSON at the start of the output");
         }
-        return false;
+        st_ = St::Content;
+        return true;
+      }
       case St::AfterCall: {
         size_t len = 0;
         // Parallel calls: objects separated by ';' (SGLang), by ',' (llama.cpp with parallel calls
@@ -116,7 +106,7 @@ class Llama3Parser final : public PythonTagParser {
   void at_end(Sink& sink) override {
     if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the JSON call", true);
     else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
-    else if (st_ == St::Builtin || st_ == St::Tagged) give_back(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>");
+    else if (st_ == St::Builtin || st_ == St::Tagged) abandon_call(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>", true);
   }
 
  private:

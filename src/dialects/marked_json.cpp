@@ -63,25 +63,18 @@ class MarkedJsonParser final : public scan::ParserBase {
         }
         return true;
       }
-      case St::Json:
-        switch (reader_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done: not_call_ = false; st_ = St::Close; return true;
-          case scan::CallReader::Status::NotACall:
-            if (reader_.json_ended()) {
-              not_call_ = true;
-              st_ = St::Close;
-              return true;
-            }
-            give_back(sink, WarningKind::MalformedCall, std::string(style_.markers[which_].open) + " not followed by JSON");
-            st_ = St::Body;
-            return true;
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the JSON after " + std::string(style_.markers[which_].open) + " stopped being a call");
-            st_ = St::Body;
-            return true;
+      case St::Json: {
+        Read r = read_calls(reader_, sink, "the JSON after " + std::string(style_.markers[which_].open));
+        not_call_ = r == Read::NotCall;
+        if (!not_call_) return moved(r, st_, St::Close, St::Body);
+        if (reader_.json_ended()) {  // JSON that is not a call: given back after the close marker
+          st_ = St::Close;
+          return true;
         }
-        return false;
+        give_back(sink, WarningKind::MalformedCall, std::string(style_.markers[which_].open) + " not followed by JSON");
+        st_ = St::Body;
+        return true;
+      }
       case St::Close: {
         const JsonCallMarker& mk = style_.markers[which_];
         int m = -1;

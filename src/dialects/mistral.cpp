@@ -42,24 +42,14 @@ class MistralParser final : public scan::ThinkParser {
         st_ = St::Name;
         return true;
       }
-      case St::Array:
-        switch (list_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done:
-            stop_recording();
-            st_ = St::AfterCall;
-            return true;
-          case scan::CallReader::Status::NotACall:
-            if (!list_.json_ended()) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array", st_);
-            give_back(sink, WarningKind::MalformedCall, "[TOOL_CALLS] not followed by calls");
-            st_ = St::AfterCall;
-            return true;
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the calls after [TOOL_CALLS] are not valid JSON");
-            st_ = St::Content;
-            return true;
-        }
-        return false;
+      case St::Array: {
+        Read r = read_calls(list_, sink, "the list after [TOOL_CALLS]");
+        if (r != Read::NotCall) return moved(r, st_, St::AfterCall, St::Content);
+        if (!list_.json_ended()) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array", st_);
+        give_back(sink, WarningKind::MalformedCall, "[TOOL_CALLS] not followed by calls");
+        st_ = St::AfterCall;
+        return true;
+      }
       case St::Name: {
         std::string_view r = rest();
         size_t i = 0;
@@ -97,20 +87,7 @@ class MistralParser final : public scan::ThinkParser {
         return true;
       }
       case St::Args:
-        switch (args_.step(*this, sink, id_, name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject: return malformed(sink, "arguments are not a JSON object", st_);
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "' are not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            st_ = St::AfterCall;
-            return true;
-        }
-        return false;
+        return args_step(args_, sink, id_, name_, st_, {.done = St::AfterCall, .cut = St::Content, .not_object = kNotObject});
       case St::AfterCall: return ws_then_content(st_);
     }
     return false;

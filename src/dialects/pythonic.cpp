@@ -86,46 +86,23 @@ class PythonicParser final : public scan::ThinkParser {
         return true;
       }
       case St::Args: {
-        size_t used = 0;
-        auto s = kw_.step(*this, sink, name_, rest(), eof, &used);
-        advance(used);
-        switch (s) {
-          case pylit::KwargsStream::Status::NeedMore: return false;
-          case pylit::KwargsStream::Status::Done:
-            close_call(sink);
-            ++group_calls_;
-            start_recording();
-            st_ = St::AfterCall;
-            return true;
-          case pylit::KwargsStream::Status::NotKwargs:
-            if (wrapped_ || group_calls_ > 0) {
-              give_back(sink, WarningKind::MalformedCall, "call to '" + name_ + "' with arguments that are not keyword literals");
-              st_ = St::Content;
-              return true;
-            }
-            return not_a_call(sink);
-          case pylit::KwargsStream::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "call to '" + name_ + "' with arguments that are not keyword literals");
-            st_ = St::Content;
-            return true;
+        Read r = read_kwargs(kw_, sink, name_, eof, wrapped_ || group_calls_ > 0);
+        if (r == Read::NotCall) return not_a_call(sink);
+        if (r == Read::Done) {
+          ++group_calls_;
+          start_recording();
         }
-        return false;
+        return moved(r, st_, St::AfterCall, St::Content);
       }
       case St::Json:
-        switch (json_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::NotACall: return not_a_call(sink);
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "a JSON call object in the list stopped being a call");
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::Done:
+        switch (Read r = read_calls(json_, sink, "a JSON call object in the list")) {
+          case Read::NotCall: return not_a_call(sink);
+          case Read::Done:
             ++group_calls_;
             start_recording();
-            st_ = St::AfterCall;
-            return true;
+            [[fallthrough]];
+          default: return moved(r, st_, St::AfterCall, St::Content);
         }
-        return false;
       case St::AfterCall: {
         if (!skip_ws()) return eof ? end_group(sink, false) : false;
         char c = rest()[0];

@@ -96,21 +96,7 @@ class QwenAgentParser final : public scan::ThinkParser {
         return true;
       }
       case St::ArgsJson:
-        switch (json_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject:
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "✿ARGS✿: of '" + name_ + "' is not a valid JSON object");
-            st_ = St::Content;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            stop_recording();
-            close_call(sink);
-            args_.clear();
-            st_ = St::ArgsTail;
-            return true;
-        }
-        return false;
+        return args_step(json_, sink, "", name_, st_, {.done = St::ArgsTail, .cut = St::Content, .what = "✿ARGS✿:"});
       case St::ArgsTail:  // a comment after the arguments (remove_trailing_comment_of_fn_args): dropped
       case St::Args: {
         int k = collect_until(args_, kMarkers, eof);

@@ -89,20 +89,10 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::InputJson:
-        switch (json_.step(*this, sink, "", name_)) {
-          case scan::ArgsReader::Status::NeedMore: return false;
-          case scan::ArgsReader::Status::NotObject:
-          case scan::ArgsReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON object");
-            content_seen_ = true;
-            st_ = St::Text;
-            return true;
-          case scan::ArgsReader::Status::Done:
-            args_.clear();
-            st_ = St::InputTail;
-            return true;
-        }
-        return false;
+        if (!args_step(json_, sink, "", name_, st_, {.done = St::InputTail, .cut = St::Text, .close = false, .what = "'Action Input:'"}))
+          return false;
+        if (st_ == St::Text) content_seen_ = true;
+        return true;
       case St::InputTail: {
         // Text after the JSON object, up to the next label: content (ReAct keeps it); where only JSON
         // may follow the label, the call is cut there (the whole result is its text, as before).

@@ -213,6 +213,15 @@ int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof
   return -1;
 }
 
+int ParserBase::string_arg_until(Sink& sink, Markers markers, bool eof) {
+  std::string_view r = rest();
+  MarkerHit h = find_marker(r, markers);
+  size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
+  call_string_text(sink, r.substr(0, upto));
+  advance(upto);
+  return h.which;
+}
+
 int ParserBase::collect_until(std::string& acc, Markers markers, bool eof) {
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
@@ -282,6 +291,26 @@ void ParserBase::open_call(Sink& sink, std::string id, const std::string& name) 
 
 void ParserBase::call_text(Sink& sink, std::string_view fragment) {
   if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::string(fragment)});
+}
+
+void ParserBase::open_string_call(Sink& sink, const std::string& name, std::string_view key) {
+  open_call(sink, "", name);
+  std::string head = "{";
+  json::dump_string(head, key, false);
+  head += ":\"";
+  call_text(sink, head);
+}
+
+void ParserBase::call_string_text(Sink& sink, std::string_view text) {
+  if (text.empty()) return;
+  std::string quoted;
+  json::dump_string(quoted, text, false);
+  call_text(sink, std::string_view(quoted).substr(1, quoted.size() - 2));
+}
+
+void ParserBase::close_string_call(Sink& sink) {
+  call_text(sink, "\"}");
+  close_call(sink);
 }
 
 void ParserBase::close_call(Sink& sink) {

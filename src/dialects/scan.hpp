@@ -93,6 +93,14 @@ std::optional<CallArgs> call_args(std::string_view json_text);
 // A list of marker lists joined (for marker sets built from others once, as statics).
 std::vector<std::string_view> joined(std::vector<std::string_view> a, const std::vector<std::string_view>& b);
 
+class ArgsReader;
+class CallReader;
+}  // namespace toolchat::dialects::scan
+namespace toolchat::dialects::pylit {
+class KwargsStream;
+}  // namespace toolchat::dialects::pylit
+namespace toolchat::dialects::scan {
+
 // Base for the families' state machines. feed() calls run(eof=false) on the input (in_), finish()
 // calls run(eof=true). run() consumes from pos_; the consumed prefix is dropped after each call, so
 // buf_ holds only what run() could not decide yet.
@@ -109,6 +117,12 @@ class ParserBase : public StreamParser {
   void call_text(Sink& sink, std::string_view fragment);
   void close_call(Sink& sink);
   bool call_is_open() const { return open_; }
+  // A call whose arguments are one string, {"KEY": TEXT} (a code body: gpt-oss / functionary
+  // python, Llama's code_interpreter, ChatGLM3's interpreter): announced at once, TEXT streamed
+  // JSON-escaped as it arrives (call_string_text), the string and the call closed at its end.
+  void open_string_call(Sink& sink, const std::string& name, std::string_view key);
+  void call_string_text(Sink& sink, std::string_view text);
+  void close_string_call(Sink& sink);
   // What is being read stops being a call: an open call is closed and cut (its source text, what
   // was recorded, goes with the warning: the whole-message result gives it as content); with no
   // call open the recorded text is given back as content. With take_rest (at the end of the
@@ -166,11 +180,53 @@ class ParserBase : public StreamParser {
   // Like text_until, but appends the text to acc instead of emitting it, and leaves pos_ on the
   // marker (not past it): for a call's free-form part that runs to the next label.
   int collect_until(std::string& acc, Markers markers, bool eof);
+  // Like collect_until, but the text streams into the open string call (open_string_call).
+  int string_arg_until(Sink& sink, Markers markers, bool eof);
   // Skips JSON whitespace; true when a non-whitespace byte is available.
   bool skip_ws();
   enum class Match { Yes, No, NeedMore };
   // Does rest() start with lit? On Yes, pos_ moves past it.
   Match match(std::string_view lit, bool eof);
+
+  // ---- a call's JSON read by an ArgsReader / CallReader (call_reader.hpp) ----
+  // One step of the reader, with what every family does alike done here: an object that turned
+  // invalid after its call was announced cuts the call (abandon_call, MalformedCall warning naming
+  // `what` and the tool); a finished arguments object with `close` ends the call and the recording
+  // (without it the family reads its own close marker first); a finished list of calls ends the
+  // recording. NotCall (nothing emitted, the text read is not a call) is the family's to decide;
+  // with cut_not_call it is cut like Cut instead.
+  enum class Read { NeedMore, Done, NotCall, Cut };
+  static constexpr const char* kNotObject = "arguments are not a JSON object";
+  Read read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name, std::string_view what,
+                 bool close, bool cut_not_call);
+  Read read_calls(CallReader& r, Sink& sink, std::string_view what);
+  // The same for a pythonic call's keyword arguments (after `NAME(`): Done closes the call.
+  Read read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof, bool cut_not_call);
+  // Moves `state` on after a Read: to `done` on Done, to `cut` on Cut; false on NeedMore.
+  template <class St>
+  static bool moved(Read r, St& state, St done, St cut) {
+    if (r == Read::NeedMore) return false;
+    state = r == Read::Done ? done : cut;
+    return true;
+  }
+  // read_args then moved(), for the usual family: a JSON object after the tool's name. A text that
+  // is not an object is given back as content (`not_object` the warning; state `cut`) or, with
+  // not_object null, cut like an invalid object.
+  template <class St>
+  struct ArgsPlan {
+    St done;
+    St cut;  // the state after a cut call
+    bool close = true;
+    std::string_view what = "arguments";
+    const char* not_object = nullptr;
+  };
+  template <class St>
+  bool args_step(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name, St& state,
+                 const ArgsPlan<St>& plan) {
+    Read got = read_args(r, sink, id, name, plan.what, plan.close, plan.not_object == nullptr);
+    if (got == Read::NotCall) give_back(sink, WarningKind::MalformedCall, plan.not_object);
+    return moved(got, state, plan.done, plan.cut);
+  }
 
   // Validates a {"name": ..., <args_key>: ...} call object (text from a JsonScanner) and emits it.
   // Returns false when it is not a call (nothing emitted). args_keys are tried in order.

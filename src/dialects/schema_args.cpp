@@ -24,45 +24,6 @@ std::string lower(std::string_view s) {
 using scan::is_json_ws;
 using textargs::trim;
 
-// The type names the peers accept (vLLM qwen3_coder's _convert_param_value list).
-uint8_t type_bit(std::string_view name) {
-  std::string n = lower(trim(name));
-  auto starts = [&](std::string_view p) { return n.rfind(p, 0) == 0; };
-  if (n == "string" || n == "str" || n == "text" || n == "varchar" || n == "char" || n == "enum") return kString;
-  if (starts("int") || starts("uint") || starts("long") || starts("short") || starts("unsigned")) return kInteger;
-  if (starts("num") || starts("float") || n == "double") return kNumber;
-  if (n == "boolean" || n == "bool" || n == "binary") return kBoolean;
-  if (n == "null" || n == "none") return kNull;
-  if (n == "object" || starts("dict")) return kObject;
-  if (n == "array" || n == "arr" || starts("list")) return kArray;
-  return 0;
-}
-
-uint8_t schema_bits(const Value& s, int depth) {
-  if (!s.is_dict() || depth > 8) return 0;
-  const DictObj& d = s.dict_obj();
-  uint8_t bits = 0;
-  if (const Value* t = d.find("type")) {
-    if (t->is_str()) bits |= type_bit(t->str());
-    else if (t->is_list())
-      for (const Value& x : t->items())
-        if (x.is_str()) bits |= type_bit(x.str());
-  }
-  for (const char* k : {"anyOf", "oneOf", "allOf"})
-    if (const Value* alts = d.find(k); alts && alts->is_list())
-      for (const Value& a : alts->items()) bits |= schema_bits(a, depth + 1);
-  if (bits == 0)
-    if (const Value* e = d.find("enum"); e && e->is_list())
-      for (const Value& x : e->items()) {
-        if (x.is_str()) bits |= kString;
-        else if (x.is_bool()) bits |= kBoolean;
-        else if (x.is_integer()) bits |= kInteger;
-        else if (x.is_number()) bits |= kNumber;
-        else if (x.is_none()) bits |= kNull;
-      }
-  return bits;
-}
-
 bool finite(const Value& v, int depth = 0) {
   if (depth > 200) return false;
   if (v.is_float()) return std::isfinite(v.as_float());
@@ -149,7 +110,7 @@ const Value* param_schema(const Value& tools, std::string_view tool, std::string
 
 ParamType schema_type(const Value* schema) {
   ParamType t;
-  if (schema) t.bits = schema_bits(*schema, 0);
+  if (schema) t.bits = declared_types(*schema, Names::Lenient);
   return t;
 }
 

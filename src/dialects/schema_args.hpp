@@ -18,12 +18,10 @@
 #include <string_view>
 
 #include "dialects/dialect.hpp"
+#include "dialects/schema_types.hpp"
 
 namespace toolchat::dialects::schema {
 
-enum TypeBit : uint8_t {
-  kString = 1, kInteger = 2, kNumber = 4, kBoolean = 8, kNull = 16, kObject = 32, kArray = 64,
-};
 struct ParamType {
   uint8_t bits = 0;  // 0 = unknown: kept as text
   bool only_string() const { return bits == kString; }

@@ -35,30 +35,21 @@ class TaggedJsonParser final : public scan::ThinkParser {
         st_ = St::Json;
         return true;
       }
-      case St::Json:
-        switch (reader_.step(*this, sink)) {
-          case scan::CallReader::Status::NeedMore: return false;
-          case scan::CallReader::Status::Done: not_call_ = false; st_ = St::Close; return true;
-          case scan::CallReader::Status::Broken:
-            abandon_call(sink, WarningKind::MalformedCall, "the call after " + std::string(opens_[which_]) + " is not valid JSON");
-            st_ = St::Content;
-            return true;
-          case scan::CallReader::Status::NotACall:
-            if (reader_.json_ended()) {  // JSON, but not a call
-              not_call_ = true;
-              st_ = St::Close;
-              return true;
-            }
-            // A Python dict ({'name': …}, as small Hermes / Qwen models write) is read as a literal.
-            if (!rest().empty() && rest()[0] == '\'') {
-              st_ = St::Literal;
-              return true;
-            }
-            give_back(sink, WarningKind::MalformedCall, std::string(opens_[which_]) + " not followed by a JSON object");
-            st_ = St::Content;
-            return true;
+      case St::Json: {
+        Read r = read_calls(reader_, sink, "the call after " + std::string(opens_[which_]));
+        not_call_ = r == Read::NotCall;
+        if (!not_call_) return moved(r, st_, St::Close, St::Content);
+        if (reader_.json_ended()) {  // JSON, but not a call: given back after the close marker
+          st_ = St::Close;
+          return true;
         }
-        return false;
+        // A Python dict ({'name': …}, as small Hermes / Qwen models write) is read as a literal.
+        if (!rest().empty() && rest()[0] == '\'') {
+          st_ = St::Literal;
+          return true;
+        }
+        return malformed(sink, std::string(opens_[which_]) + " not followed by a JSON object", st_);
+      }
       case St::Close: {
         size_t len = 0;
         int m = scan::match_any(rest(), {closes_[which_]}, eof, &len);

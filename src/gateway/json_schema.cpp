@@ -5,6 +5,7 @@
 #include <regex>
 #include <string_view>
 
+#include "dialects/schema_types.hpp"
 #include "gateway/api_error.hpp"
 #include "value/json.hpp"
 
@@ -30,12 +31,6 @@ const char* kind_of(const Value& v) {
 }
 
 bool is_num(const Value& v) { return (v.is_int() || v.is_float() || v.is_bigint()) && !v.is_bool(); }
-
-bool known_type(const std::string& t) {
-  for (const char* k : {"string", "number", "integer", "boolean", "object", "array", "null"})
-    if (t == k) return true;
-  return false;
-}
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw bad_request(path, path + ": " + what); }
 
@@ -99,13 +94,13 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
   auto sub = [&](const char* k) { return path + "." + k; };
   if (const Value* t = get(s, "type")) {
     if (t->is_str()) {
-      if (strict && !known_type(t->str())) bad(sub("type"), "'" + t->str() + "' is not a JSON Schema type");
+      if (strict && !dialects::schema::type_name_bit(t->str(), dialects::schema::Names::Strict)) bad(sub("type"), "'" + t->str() + "' is not a JSON Schema type");
     } else if (t->is_list() && !t->items().empty()) {
       for (size_t i = 0; i < t->items().size(); ++i) {
         const Value& e = t->items()[i];
         std::string p = sub("type") + "[" + std::to_string(i) + "]";
         if (!e.is_str()) bad(p, std::string("expected a type name, got ") + kind_of(e));
-        if (strict && !known_type(e.str())) bad(p, "'" + e.str() + "' is not a JSON Schema type");
+        if (strict && !dialects::schema::type_name_bit(e.str(), dialects::schema::Names::Strict)) bad(p, "'" + e.str() + "' is not a JSON Schema type");
       }
     } else {
       bad(sub("type"), std::string("expected a type name or a non-empty array of them, got ") + kind_of(*t));
@@ -157,17 +152,6 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
   }
 }
 
-bool type_matches(const Value& v, const std::string& t) {
-  if (t == "null") return v.is_none();
-  if (t == "boolean") return v.is_bool();
-  if (t == "integer") return v.is_integer() || (v.is_float() && std::isfinite(v.as_float()) && std::floor(v.as_float()) == v.as_float());
-  if (t == "number") return is_num(v);
-  if (t == "string") return v.is_str();
-  if (t == "array") return v.is_list();
-  if (t == "object") return v.is_dict();
-  return false;
-}
-
 // JSON equality: numbers by value (1 equals 1.0), objects whatever their key order.
 bool equal(const Value& a, const Value& b) {
   if (is_num(a) && is_num(b)) {
@@ -203,15 +187,9 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
     if (const Value* target = resolve(root, r->str()))
       if (auto why = violation(v, *target, at, root, depth + 1)) return why;
   if (const Value* t = get(s, "type")) {
-    bool ok = false;
-    std::string names;
-    if (t->is_str()) ok = type_matches(v, names = t->str());
-    else
-      for (const Value& e : t->items()) {
-        ok = ok || type_matches(v, e.str());
-        names += (names.empty() ? "" : " or ") + e.str();
-      }
-    if (!ok) return fail("expected " + names + ", got " + kind_of(v));
+    uint8_t want = dialects::schema::type_keyword_bits(t, dialects::schema::Names::Strict);
+    if (!(want & dialects::schema::instance_types(v)))
+      return fail("expected " + (want ? dialects::schema::type_names(want) : "a known type") + ", got " + kind_of(v));
   }
   if (const Value* e = get(s, "enum")) {
     bool found = false;

@@ -46,5 +46,6 @@ if [ ! -f "$src/build/CMakeCache.txt" ]; then
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF >&2
 fi
-cmake --build "$src/build" -j "$jobs" --target llama-server >&2
+# LLAMA_TARGET: another target of the same build (bench/llama_compare.sh builds llama-common).
+cmake --build "$src/build" -j "$jobs" --target "${LLAMA_TARGET:-llama-server}" >&2
 echo "$bin"

@@ -151,6 +151,11 @@ const StreamCase kStreamCases[] = {
     {"glm4", "write_file\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
     {"pythonic", "[write_file(path='a.txt', content=\"VALUE\")]"},
     {"pythonic", "<|tool_call_start|>[write_file(path=\"a.txt\", content='VALUE')]<|tool_call_end|>"},
+    {"llama3_builtin", "<|python_tag|>write_file.call(path=\"a.txt\", content=\"VALUE\")"},
+    {"functionary_v31", "<|python_tag|>write_file.call(path='a.txt', content='VALUE')"},
+    {"chatglm3", "write_file\n```python\ntool_call(path='a.txt', content='VALUE')\n```"},
+    {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
+    {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
 
 const char kTools[] =
@@ -161,6 +166,24 @@ std::string long_value() {
   std::string v;
   for (int i = 0; v.size() < 2000; ++i) v += "line " + std::to_string(i) + " of the file body, ";
   return v + "end.";  // no trailing whitespace: the XML families trim a value's edges
+}
+
+// Feeds `text` one byte at a time. After `half` bytes (no finish) the events must already hold one
+// call named `name` whose arguments start with `head`. Returns all the events (finished).
+std::vector<Event> fed_bytewise(const Dialect& d, const ParseOptions& o, const std::string& text, size_t half,
+                                const std::string& name, const std::string& head) {
+  EventLog log;
+  auto p = d.make_parser(o);
+  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  ParsedMessage partial = collect(log.events);
+  EXPECT_EQ(partial.tool_calls.size(), 1u);
+  if (!partial.tool_calls.empty()) {
+    EXPECT_EQ(partial.tool_calls[0].name, name);
+    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
+  }
+  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  p->finish(log);
+  return log.events;
 }
 
 }  // namespace
@@ -179,21 +202,13 @@ TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
     text.replace(at, 5, value);
     const size_t half = at + value.size() / 2;
 
-    EventLog log;
-    auto p = d->make_parser(o);
-    for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
     // Half of the value fed, no finish: the call is announced and its first half is out.
-    ParsedMessage partial = collect(log.events);
-    ASSERT_EQ(partial.tool_calls.size(), 1u);
-    EXPECT_EQ(partial.tool_calls[0].name, "write_file");
     const std::string head = R"({"path":"a.txt","content":")" + value.substr(0, value.size() / 2 - 8);
-    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
-    for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
-    p->finish(log);
-    ParsedMessage m = collect(log.events);
+    std::vector<Event> events = fed_bytewise(*d, o, text, half, "write_file", head);
+    ParsedMessage m = collect(events);
     ASSERT_EQ(m.tool_calls.size(), 1u);
     EXPECT_EQ(m.tool_calls[0].arguments, want_args);
-    EXPECT_EQ(events_text(log.events), events_text(feed_cut(*d, o, text, {})));
+    EXPECT_EQ(events_text(events), events_text(feed_cut(*d, o, text, {})));
   }
 }
 
@@ -272,4 +287,47 @@ TEST(DialectStreaming, BrokenJsonAfterTheNameIsCutAndGivenBack) {
   ASSERT_FALSE(m.warnings.empty());
   EXPECT_EQ(m.warnings.back().kind, WarningKind::MalformedCall);
   EXPECT_EQ(events_text(events), events_text(feed_chunked(d, {}, text, 1)));
+}
+
+// Code bodies (a call whose arguments are {"code": TEXT}) stream too: the call is announced when
+// the body starts and the code goes out JSON-escaped as it arrives. The end of the output ends such a
+// call (the stop token was stripped): it stands, in every chunking.
+TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
+  std::string code;
+  for (int i = 0; code.size() < 1500; ++i) code += "print(\"line " + std::to_string(i) + "\\t\")\n";
+  struct Case {
+    const char* dialect;
+    std::string text;
+    const char* tool = "python";
+  };
+  const Case cases[] = {
+      {"llama3_builtin", "<|python_tag|>CODE<|eom_id|>", "code_interpreter"},
+      {"llama3_builtin", "<|python_tag|>CODE", "code_interpreter"},
+      {"functionary_v31", "<|python_tag|>CODE"},
+      {"gpt_oss", "<|channel|>analysis<|message|>Run it.<|end|><|start|>assistant<|channel|>commentary to=python "
+                  "<|message|>CODE<|call|>"},
+      {"gpt_oss", "<|channel|>commentary to=python <|message|>CODE"},
+      {"functionary_v32", ">>>python\nCODE"},
+      {"functionary_v32", "all\nLet me run it.>>>python\nCODE>>>all\nDone."},
+  };
+  ParseOptions o;
+  o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}},)"
+                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}}])");
+  const std::string want = scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
+    const Dialect& d = *find(c.dialect);
+    std::string text = c.text;
+    size_t at = text.find("CODE");
+    text.replace(at, 4, code);
+    std::vector<Event> events = fed_bytewise(d, o, text, at + code.size() / 2, c.tool, want.substr(0, want.size() / 2 - 16));
+    ParsedMessage m = collect(events);
+    ASSERT_EQ(m.tool_calls.size(), 1u);
+    EXPECT_EQ(m.tool_calls[0].arguments, want);
+    EXPECT_TRUE(m.warnings.empty());
+    auto whole = feed_cut(d, o, text, {});
+    EXPECT_EQ(events_text(events), events_text(whole));
+    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
+    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
+  }
 }
