@@ -275,9 +275,11 @@ std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opt
     auto element = [&](const std::string& key, const std::string& value) {
       return literal("<|open|>argument key=\"") + " " + key + " " + value + " " + literal(kArgClose);
     };
+    // type="string": the text as it is, up to the close tag; type="json": JSON.
+    gbnf::ValueText form{{std::string(kArgClose)}, schema::Trim::None, "\" type=\"string\"<|sep|>", "\" type=\"json\"<|sep|>"};
     std::string call = b.per_tool_params(tools, "call", [&](const std::string& name, const Value& params) {
       return literal("<|open|>call tool=\"" + name + "\" index=\"1\"<|sep|>") + " " +
-             b.arg_elements(params, name + "-args", kArgClose, element, "\" type=\"string\"<|sep|>", "\" type=\"json\"<|sep|>") +
+             b.arg_elements(params, name + "-args", form, element) +
              " " + literal(kCallClose);
     });
     std::string response = "( " + literal(kResponseOpen) + " " + b.until(kResponseClose) + " " + literal(kResponseClose) + " )?";

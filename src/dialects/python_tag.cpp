@@ -4,6 +4,7 @@
 
 #include "dialects/scan.hpp"
 #include "dialects/json_util.hpp"
+#include "dialects/py_literal.hpp"
 
 namespace toolchat::dialects {
 namespace {
@@ -14,31 +15,9 @@ const std::vector<std::string_view> kEnds{"<|eom_id|>", "<|eot_id|>"};
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool space(char c) { return c == ' ' || c == '\t'; }
 
-// A Python single-quoted string literal's value (the common escapes), or nullopt.
-std::optional<std::string> py_single_quoted(std::string_view v) {
-  if (v.size() < 2 || v.front() != '\'' || v.back() != '\'') return std::nullopt;
-  std::string out;
-  for (size_t i = 1; i + 1 < v.size(); ++i) {
-    char c = v[i];
-    if (c != '\\') { out += c; continue; }
-    if (i + 2 >= v.size()) return std::nullopt;
-    char e = v[++i];
-    switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case '\\': case '\'': case '"': out += e; break;
-      default: out += '\\'; out += e;
-    }
-  }
-  return out;
-}
-
+// A Python literal (the builtin tools' form: nested lists and dicts too), else JSON.
 std::optional<Value> py_value(std::string_view v) {
-  if (v == "True") return Value::boolean(true);
-  if (v == "False") return Value::boolean(false);
-  if (v == "None") return Value::none();
-  if (auto s = py_single_quoted(v)) return Value::string(*s);
+  if (auto p = pylit::parse(v)) return p;
   return json_value(v);
 }
 
