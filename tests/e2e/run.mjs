@@ -44,6 +44,7 @@ function check(cond, what, detail) {
 }
 function cleanup() { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); }
 process.on('exit', cleanup);
+for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => { console.log(`e2e: stopped by ${sig}`); process.exit(1); });
 const overall = setTimeout(() => { console.log('FAIL the e2e run took over 12 minutes'); cleanup(); process.exit(1); }, 720_000);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const freePort = () => new Promise((res) => { const s = createNetServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); });
