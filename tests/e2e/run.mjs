@@ -290,6 +290,8 @@ async function grammarGroup(servers) {
     const proxy = await recordingProxy(backend.url);
     const g = await gateway(p.template, proxy.url, ['--dialect', p.dialect]);
     const c = client(g);
+    const t0 = performance.now();
+    let longest = 0, bounds = new Set();
     // n seeds per dialect, tool_choice required and named in turn.
     for (let seed = 1; seed <= p.n; seed++) {
       for (const mode of [seed % 2 ? 'required' : 'named']) {
@@ -324,6 +326,8 @@ async function grammarGroup(servers) {
           check(Number.isFinite(bound), `${what}: the grammar is bounded`);
           check(usage.completion_tokens <= bound, `${what}: ${usage.completion_tokens} tokens within the grammar's bound ${bound}`);
           maxSeen = Math.max(maxSeen, usage.completion_tokens);
+          longest = Math.max(longest, usage.completion_tokens);
+          bounds.add(bound);
         }
         const reasoning = msg.reasoning_content ?? '';
         if (p.thinking) check([...reasoning].length <= 1024, `${what}: reasoning within 1024 characters`, reasoning.length);
@@ -332,6 +336,8 @@ async function grammarGroup(servers) {
     }
     g.stop();
     proxy.close();
+    console.log(`e2e grammar ${label}: ${p.n} answers in ${((performance.now() - t0) / 1000).toFixed(1)} s, longest ${longest} tokens ` +
+      `(bound: the grammar's longest output in bytes + 1 = ${[...bounds].sort((x, y) => x - y).join('/')})`);
   }
   console.log(`e2e grammars: ${plan.length} dialect runs, ${sampled} answers sampled, longest ${maxSeen} tokens`);
 }
@@ -474,17 +480,31 @@ async function overheadGroup(servers) {
   proxy.close();
   const g = await gateway(QWEN25, be.url);
   const c = client(g);
-  const direct = [], through = [];
   const time = async (f) => { const t0 = performance.now(); await f(); return performance.now() - t0; };
-  const directBody = JSON.stringify({ ...sent, stream: false });
-  for (let i = 0; i < 22; i++) {  // the first of each warms the caches; 20 measured
-    const d = await time(async () => { const r = await fetch(`${be.url}/completion`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: directBody }); await r.json(); });
-    const t = await time(() => c.chat.completions.create(req));
-    if (i >= 2) { direct.push(d); through.push(t); }
+  // Direct: the very body the gateway sent (prompt, grammar, seed), whole or streamed to the end.
+  const direct = async (stream) => {
+    const r = await fetch(`${be.url}/completion`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...sent, stream }) });
+    if (stream) { const rd = r.body.getReader(); while (!(await rd.read()).done); } else await r.json();
+  };
+  const through = async (stream) => {
+    if (!stream) return c.chat.completions.create(req);
+    for await (const _ of await c.chat.completions.create({ ...req, stream: true })) { /* to the end */ }
+  };
+  // Both sides whole, then both streamed; the runs interleaved so load changes hit both alike.
+  const runs = { direct: { false: [], true: [] }, through: { false: [], true: [] } };
+  for (let i = 0; i < 22; i++) {  // the first two of each warm the caches; 20 measured
+    for (const stream of [false, true]) {
+      const d = await time(() => direct(stream));
+      const t = await time(() => through(stream));
+      if (i >= 2) { runs.direct[stream].push(d); runs.through[stream].push(t); }
+    }
   }
   const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return (s[9] + s[10]) / 2; };
-  const md = median(direct), mt = median(through);
-  console.log(`e2e overhead: tool_choice required (hermes grammar), same prompt, grammar and seed, 20 runs each: llama-server direct median ${md.toFixed(1)} ms, through toolchat serve median ${mt.toFixed(1)} ms, added ${(mt - md).toFixed(1)} ms`);
+  for (const stream of [false, true]) {
+    const md = median(runs.direct[stream]), mt = median(runs.through[stream]);
+    console.log(`e2e overhead (${stream ? 'streamed' : 'whole'}): tool_choice required (hermes grammar), same prompt, grammar and seed, 20 runs each: ` +
+      `llama-server direct median ${md.toFixed(1)} ms, through toolchat serve median ${mt.toFixed(1)} ms, added ${(mt - md).toFixed(1)} ms`);
+  }
   g.stop();
 }
 
