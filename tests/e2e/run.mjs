@@ -330,7 +330,7 @@ async function grammarGroup(servers) {
           bounds.add(bound);
         }
         const reasoning = msg.reasoning_content ?? '';
-        if (p.thinking) check([...reasoning].length <= 1024, `${what}: reasoning within 1024 characters`, reasoning.length);
+        if (p.thinking) check(reasoningPieces(reasoning, '</think>') <= 1024, `${what}: reasoning within 1024 pieces`, reasoning.length);
         else check(!reasoning, `${what}: no reasoning without thinking`, reasoning);
       }
     }
@@ -340,6 +340,19 @@ async function grammarGroup(servers) {
       `(bound: the grammar's longest output in bytes + 1 = ${[...bounds].sort((x, y) => x - y).join('/')})`);
   }
   console.log(`e2e grammars: ${plan.length} dialect runs, ${sampled} answers sampled, longest ${maxSeen} tokens`);
+}
+
+// The pieces the grammar counts in reasoning text (gbnf.hpp, Builder::reasoning): a character, or a
+// proper prefix of the close marker and the character after it (the text cannot contain the marker).
+function reasoningPieces(text, close) {
+  const t = [...text], c = [...close];
+  let n = 0;
+  for (let i = 0; i < t.length; n++) {
+    let k = 0;
+    while (k < c.length - 1 && i + k < t.length && t[i + k] === c[k]) k++;
+    i += k === 0 ? 1 : k + 1;
+  }
+  return n;
 }
 
 // Streams a request; checks that the first tool-call piece arrives while llama-server's slot is
