@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <map>
 #include <memory>
@@ -75,6 +76,37 @@ class Grammar {
     memo_.clear();
     text_ = text;
     return ends_rule("root", 0).count(text.size()) > 0;
+  }
+  // The most bytes the grammar derives (SIZE_MAX when unbounded: a repetition without an upper
+  // bound, or recursion).
+  size_t longest() {
+    std::set<std::string> active;
+    std::map<std::string, size_t> memo;
+    std::function<size_t(const Node&)> most = [&](const Node& n) -> size_t {
+      auto add = [](size_t a, size_t b) { return a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b; };
+      switch (n.kind) {
+        case Node::Lit: return n.text.size();
+        case Node::Class: return 4;
+        case Node::Ref: {
+          if (auto it = memo.find(n.text); it != memo.end()) return it->second;
+          if (!active.insert(n.text).second) return SIZE_MAX;
+          size_t m = most(*rules_.at(n.text));
+          active.erase(n.text);
+          return memo[n.text] = m;
+        }
+        case Node::Seq: { size_t t = 0; for (const auto& k : n.kids) t = add(t, most(*k)); return t; }
+        case Node::Alt: { size_t m = 0; for (const auto& k : n.kids) m = std::max(m, most(*k)); return m; }
+        case Node::Opt: return most(*n.kids[0]);
+        case Node::Star: case Node::Plus: return most(*n.kids[0]) == 0 ? 0 : SIZE_MAX;
+        case Node::Rep: {
+          size_t k = most(*n.kids[0]);
+          if (k == 0 || n.max == 0) return 0;
+          return n.max == SIZE_MAX || k == SIZE_MAX || k > SIZE_MAX / n.max ? SIZE_MAX : k * n.max;
+        }
+      }
+      return SIZE_MAX;
+    };
+    return most(*rules_.at("root"));
   }
   // A random text of the grammar; past `budget` bytes it takes the shortest way to the end.
   std::string sample(std::mt19937& rng, size_t budget = 400) {

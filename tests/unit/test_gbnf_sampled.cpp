@@ -79,3 +79,17 @@ TEST(GbnfSampled, EveryGrammarReadsBackAsValidCalls) {
     }
   }
 }
+
+// With tools whose every value is bounded (each string has a maxLength), every grammar is bounded:
+// nothing it admits runs on (a random model writes whatever it admits, to the end of the context).
+TEST(GbnfSampled, EveryGrammarIsBoundedWhenTheSchemasAre) {
+  Value tools = json::parse(kSampledTools);
+  for (size_t max_calls : {1, 8})
+    for (const dialects::Dialect* d : dialects::all()) {
+      if (!d->grammar) continue;
+      dialects::GrammarOptions opts;
+      opts.max_calls = max_calls;
+      gbnf_test::Grammar g(*d->grammar(tools, opts));
+      EXPECT_NE(g.longest(), SIZE_MAX) << d->name << " (max_calls " << max_calls << ") admits outputs of any length";
+    }
+}
