@@ -285,7 +285,7 @@ async function grammarGroup(servers) {
   const plan = dialects.map((d) => ({ dialect: d, ...(families[d] ?? { model: 'qwen', template: QWEN25, n: 2 }) }));
   // Thinking on (Qwen3's template): an optional, bounded reasoning block before the call.
   plan.push({ dialect: 'hermes', label: 'hermes+qwen3-thinking', model: 'qwen', template: QWEN3, n: 4, thinking: true });
-  plan.push({ dialect: 'hermes', label: 'hermes parallel', model: 'qwen', template: QWEN25, n: 4, parallel: true });
+  plan.push({ dialect: 'hermes', label: 'hermes parallel', model: 'qwen', template: QWEN25, n: 2, parallel: true });
   // --dialects a,b (E2E_DIALECTS): only those runs (by label), to look at one family.
   if (args.dialects) {
     const keep = new Set(args.dialects.split(','));
@@ -551,7 +551,8 @@ try {
   };
   const want = (g) => !only || only.has(g);
   if (want('grammar')) await grammarGroup(servers);
-  if (want('grammar')) check(streamedProbes.length > 0 && streamedProbes.every((b) => b === true),
+  // (Every fifth seed streams: a --dialects selection of short runs may have none.)
+  if (want('grammar') && (!args.dialects || streamedProbes.length)) check(streamedProbes.length > 0 && streamedProbes.every((b) => b === true),
     'streaming under tool_choice: each first call piece arrived while llama-server was still generating', streamedProbes);
   if (want('overhead')) await overheadGroup(servers);
   if (want('protocol')) await protocolGroup(servers);
