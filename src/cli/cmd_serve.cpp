@@ -44,7 +44,8 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
       ->check(CLI::IsMember({"llamacpp", "llama.cpp", "openai", "ollama", "ollama-chat"}));
   app.add_option("--backend-grammar", a.backend_grammar,
                  "how tool_choice's grammar reaches the backend (auto: llamacpp for the llamacpp kind, none for "
-                 "the others; llamacpp also fits llama-server's /v1/completions)")
+                 "openai, the calls' JSON schema in Ollama's format for the ollama kinds; llamacpp also fits "
+                 "llama-server's /v1/completions)")
       ->check(CLI::IsMember({"auto", "none", "llamacpp", "vllm", "sglang"}));
   app.add_option("--host", c.host, "address to listen on");
   app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));

@@ -268,9 +268,11 @@ std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opt
       return literal("<｜DSML｜parameter name=\"") + " " + key + " " + literal("\" string=\"") + " " + value + " " +
              literal("</｜DSML｜parameter>");
     };
+    // string="true": the text as it is, up to a close tag; string="false": JSON.
+    gbnf::ValueText form{{kParamClose.begin(), kParamClose.end()}, schema::Trim::None, "true\">", "false\">"};
     std::string invoke = b.per_tool_params(tools, "invoke", [&](const std::string& name, const Value& params) {
       return literal("<｜DSML｜invoke name=\"" + name + "\">") + " " + ws + " " +
-             b.arg_elements(params, name + "-params", "</｜DSML｜parameter>", param, "true\">", "false\">") + " " + ws + " " +
+             b.arg_elements(params, name + "-params", form, param) + " " + ws + " " +
              literal("</｜DSML｜invoke>");
     });
     return b.reasoning("<think>", "</think>") + " " + literal("<｜DSML｜function_calls>") + " " + ws + " " + b.calls(invoke, ws) + " " + ws + " " + literal("</｜DSML｜function_calls>");

@@ -1,5 +1,6 @@
 #include "dialects/gbnf.hpp"
 
+#include "dialects/schema_args.hpp"
 #include "dialects/schema_types.hpp"
 #include "chat/conv_util.hpp"
 #include "value/json.hpp"
@@ -82,12 +83,17 @@ std::string Builder::rule(const std::string& name, const std::string& body) {
 std::string Builder::primitive(const std::string& kind) {
   // llama.cpp's json-schema-to-grammar `space`, integral and decimal parts.
   if (kind == "ws") return rule("ws", "( \" \" | \"\\n\"{1,2} [ \\t]{0,20} )?");
-  if (kind == "char")
-    return rule("json-char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )");
+  if (kind == "char") {
+    // A \\u escape of a character: a surrogate only as the first of a pair followed by the second
+    // (a lone one is no character, and the arguments would not be valid UTF-8).
+    std::string hex4 = rule("json-hex4", "[0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} | "
+                                         "[dD] [89abAB] [0-9a-fA-F]{2} \"\\\\u\" [dD] [c-fC-F] [0-9a-fA-F]{2}");
+    return rule("json-char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" " + hex4 + " )");
+  }
   if (kind == "string") return rule("string", "\"\\\"\" " + primitive("char") + "* \"\\\"\"");
   if (kind == "integer") return rule("integer", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} )");
   if (kind == "number")
-    return rule("number", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? ( \"0\" | [1-9] [0-9]{0,15} ) )?");
+    return rule("number", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,2} )?");
   if (kind == "boolean") return rule("boolean", "\"true\" | \"false\"");
   if (kind == "null") return rule("null", "\"null\"");
   // Any JSON value (recursive: the names are fixed so the rules can refer to each other).
@@ -267,9 +273,11 @@ std::string Builder::function_parameter_call(const Value& tools, std::string_vie
   auto param = [&](const std::string& key, const std::string& value) {
     return literal("<parameter=") + " " + key + " " + literal(">") + " " + value + " " + literal("</parameter>");
   };
+  // A value ends at its close tag, or where the next parameter, the call or the block begins or ends.
+  ValueText form{{"</parameter>", "<parameter=", "</function>", std::string(close)}, schema::Trim::OneNewline, "", ""};
   return per_tool_params(tools, "call", [&](const std::string& name, const Value& params) {
     return literal(open) + " " + ws + " " + literal("<function=" + name + ">") + " " + ws + " " +
-           arg_elements(params, name + "-params", "</parameter>", param) + " " + ws + " " + literal("</function>") + " " + ws + " " +
+           arg_elements(params, name + "-params", form, param) + " " + ws + " " + literal("</function>") + " " + ws + " " +
            literal(close);
   });
 }
@@ -304,98 +312,213 @@ std::string Builder::keyed(const Value& params, const std::string& hint, const A
   return ordered(req, opt, sep, hint);
 }
 
-std::string Builder::arg_elements(const Value& params, const std::string& hint, std::string_view value_end,
-                                  const ArgElement& element, std::string_view text_prefix, std::string_view json_prefix) {
+std::string Builder::arg_elements(const Value& params, const std::string& hint, const ValueText& form,
+                                  const ArgElement& element) {
   std::string ws = primitive("ws");
-  std::string raw = text_prefix.empty() ? until(value_end) : rule(hint + "-text", literal(text_prefix) + " " + until(value_end));
-  std::string json_start = json_prefix.empty() ? "" : literal(json_prefix) + " ";
+  std::string text_start = form.text_prefix.empty() ? "" : literal(form.text_prefix) + " ";
+  std::string json_start = form.json_prefix.empty() ? "" : literal(form.json_prefix) + " ";
+  // What the trim removes around a text value, written around `body`.
+  auto text_around = [&](const std::string& body) {
+    switch (form.trim) {
+      case schema::Trim::OneNewline: return text_start + "\"\\n\" " + body + " \"\\n\"";
+      case schema::Trim::Whitespace: return text_start + ws + " " + body + " " + ws;
+      case schema::Trim::None: break;
+    }
+    return text_start + body;
+  };
+  auto json_around = [&](const std::string& body) { return json_start + ws + " " + body + " " + ws; };
+  std::string raw = rule(hint + "-text", text_start + until_any(form.ends));
   auto value_of = [&](const Value& v, const std::string& h) {
-    const Value* type = v.is_dict() ? get(v, "type") : nullptr;
-    bool text = !type || (schema::type_keyword_bits(type, schema::Names::Strict) & schema::kString);
-    if (const Value* e = v.is_dict() ? get(v, "enum") : nullptr; text && e && e->is_list() && !e->items().empty()) {
+    schema::ParamType type = schema::schema_type(v.is_dict() ? &v : nullptr);
+    bool text = type.bits == 0 || (type.bits & schema::kString);
+    std::vector<Value> choices;
+    if (const Value* c = v.is_dict() ? get(v, "const") : nullptr) choices.push_back(*c);
+    else if (const Value* e = v.is_dict() ? get(v, "enum") : nullptr; e && e->is_list()) choices = e->items();
+    if (!choices.empty()) {
       std::string alts;
-      for (const Value& x : e->items()) alts += (alts.empty() ? "" : " | ") + literal(x.is_str() ? x.str() : compact_json(x));
-      return rule(h + "-enum", (text_prefix.empty() ? "" : literal(text_prefix) + " ") + ws + " ( " + alts + " ) " + ws);
+      for (const Value& x : choices)
+        alts += (alts.empty() ? "" : " | ") +
+                ((x.is_str() && text) ? text_around(literal(x.str())) : json_around(literal(compact_json(x))));
+      return rule(h + "-enum", alts);
     }
-    auto max_len = v.is_dict() ? size_keyword(v, "maxLength") : std::nullopt;
-    if (text && max_len) {  // raw text of bounded length
-      size_t lo = std::min(size_keyword(v, "minLength").value_or(0), *max_len);
-      std::string chars = repeat(char_not_starting(value_end, "text-char"), lo, *max_len);
-      return rule(h + "-text", (text_prefix.empty() ? "" : literal(text_prefix) + " ") + (chars.empty() ? "\"\"" : chars));
-    }
-    return text ? raw : rule(h + "-json", json_start + ws + " " + value(v, h) + " " + ws);
+    if (!text) return rule(h + "-json", json_around(value(v, h)));
+    auto lo = size_keyword(v, "minLength"), hi = size_keyword(v, "maxLength");
+    if (!lo && !hi) return raw;
+    if (hi && lo && *lo > *hi) lo = hi;
+    return rule(h + "-text", bounded_text(form, lo.value_or(0), hi));
   };
   return keyed(params, hint, element, value_of, " " + ws + " ", rule("arg-key", "[^<>\"=\\n]+"), raw);
 }
 
+std::string Builder::bounded_text(const ValueText& form, size_t lo, std::optional<size_t> hi) {
+  std::string start = form.text_prefix.empty() ? "" : literal(form.text_prefix) + " ";
+  std::string c = char_not_starting(form.ends);
+  auto run = [&](size_t min, std::optional<size_t> max) {
+    if (!max) return c + (min ? "{" + std::to_string(min) + ",}" : "*");
+    std::string r = repeat(c, min, *max);
+    return r.empty() ? std::string("\"\"") : r;
+  };
+  if (form.trim == schema::Trim::None) return start + run(lo, hi);
+  // One newline each side is removed: write them, so the text between is read whole.
+  if (form.trim == schema::Trim::OneNewline) return start + "\"\\n\" " + run(lo, hi) + " \"\\n\"";
+  // Whitespace around is removed: the text starts and ends with another code point (n), and may
+  // have whitespace around it.
+  std::string n = char_not_starting(form.ends, true), ws = primitive("ws");
+  auto minus2 = [](std::optional<size_t> x) { return x ? std::optional<size_t>(*x >= 2 ? *x - 2 : 0) : std::nullopt; };
+  std::string body;
+  if (hi && *hi == 0) body = "\"\"";
+  else if (hi && *hi == 1) body = lo ? n : n + "?";
+  else if (lo >= 2) body = n + " " + run(lo - 2, minus2(hi)) + " " + n;
+  else body = (lo ? "" : "( ") + n + " ( " + run(0, minus2(hi)) + " " + n + " )?" + (lo ? "" : " )?");
+  return start + ws + " " + body + " " + ws;
+}
+
 std::string Builder::py_kwargs(const Value& params, const std::string& hint) {
   std::string ws = primitive("ws");
-  auto element = [&](const std::string& key, const std::string& val) { return key + " " + ws + " \"=\" " + ws + " " + val; };
+  // At most a space between the name and '=' (the parsers read a keyword argument on one line).
+  auto element = [&](const std::string& key, const std::string& val) { return key + " \" \"? \"=\" " + ws + " " + val; };
   return keyed(params, hint, element, [&](const Value& v, const std::string& h) { return py_value(v, h); },
                " " + ws + " \",\" " + ws + " ", rule("py-name", "[a-zA-Z_] [a-zA-Z0-9_]*"), py_value(Value(), "py-any"));
 }
 
 std::string Builder::py_value(const Value& schema, const std::string& hint) {
   std::string ws = primitive("ws");
-  std::string str = rule("py-string", "\"'\" ( [^'\\\\\\n] | \"\\\\\" [^\\n] )* \"'\" | \"\\\"\" ( [^\"\\\\\\n] | \"\\\\\" [^\\n] )* \"\\\"\"");
+  // One code point of a quoted Python string: a plain character or a one-character escape.
+  std::string sq = rule("py-char-sq", "[^'\\\\\\n\\r] | \"\\\\\" [nrt'\"\\\\]");
+  std::string dq = rule("py-char-dq", "[^\"\\\\\\n\\r] | \"\\\\\" [nrt'\"\\\\]");
+  auto quoted = [&](size_t lo, std::optional<size_t> hi) {
+    auto run = [&](const std::string& c) { return hi ? repeat(c, lo, *hi) : c + (lo ? "{" + std::to_string(lo) + ",}" : "*"); };
+    return "\"'\" " + run(sq) + " \"'\" | \"\\\"\" " + run(dq) + " \"\\\"\"";
+  };
+  std::string str = rule("py-string", quoted(0, std::nullopt));
   auto any = [&]() -> std::string {
     for (const auto& r : rules_)
       if (r.first == "py-any") return "py-any";
     std::string num = primitive("number");
     rules_.emplace_back("py-any", str + " | " + num + " | \"True\" | \"False\" | \"None\" | py-list | py-dict");
     rules_.emplace_back("py-list", "\"[\" " + ws + " ( py-any ( " + ws + " \",\" " + ws + " py-any )* )? " + ws + " \"]\"");
-    rules_.emplace_back("py-dict", "\"{\" " + ws + " ( py-any " + ws + " \":\" " + ws + " py-any ( " + ws + " \",\" " + ws +
-                                       " py-any " + ws + " \":\" " + ws + " py-any )* )? " + ws + " \"}\"");
+    // String keys: a dict becomes a JSON object.
+    rules_.emplace_back("py-dict", "\"{\" " + ws + " ( " + str + " " + ws + " \":\" " + ws + " py-any ( " + ws + " \",\" " + ws + " " +
+                                       str + " " + ws + " \":\" " + ws + " py-any )* )? " + ws + " \"}\"");
     return "py-any";
   };
   if (!schema.is_dict()) return any();
+  auto literal_of = [&](const Value& x) {
+    if (x.is_str()) return literal("'" + x.str() + "'") + " | " + literal(compact_json(x));
+    if (x.is_bool()) return literal(x.as_bool() ? "True" : "False");
+    if (x.is_none()) return literal("None");
+    return literal(compact_json(x));
+  };
+  if (const Value* c = get(schema, "const")) return rule(hint, literal_of(*c));
   if (const Value* e = get(schema, "enum"); e && e->is_list() && !e->items().empty()) {
     std::string alts;
-    for (const Value& x : e->items()) {
-      if (x.is_str()) alts += (alts.empty() ? "" : " | ") + literal("'" + x.str() + "'") + " | " + literal(compact_json(x));
-      else if (x.is_bool()) alts += (alts.empty() ? "" : " | ") + literal(x.as_bool() ? "True" : "False");
-      else if (x.is_none()) alts += (alts.empty() ? "" : " | ") + literal("None");
-      else alts += (alts.empty() ? "" : " | ") + literal(compact_json(x));
-    }
+    for (const Value& x : e->items()) alts += (alts.empty() ? "" : " | ") + literal_of(x);
     return rule(hint, alts);
   }
+  for (const char* key : {"anyOf", "oneOf"})
+    if (const Value* alts = get(schema, key); alts && alts->is_list() && !alts->items().empty()) {
+      std::string body;
+      for (size_t i = 0; i < alts->items().size(); ++i)
+        body += (i ? " | " : "") + py_value(alts->items()[i], hint + "-" + std::to_string(i));
+      return rule(hint, body);
+    }
   const Value* type = get(schema, "type");
-  std::string t = type && type->is_str() ? type->str() : "";
-  if (t == "string") return str;
+  if (type && type->is_list()) {
+    std::string body;
+    for (const Value& t : type->items()) {
+      Value one = Value::dict();
+      one.dict_obj().entries = schema.dict_obj().entries;
+      one.dict_obj().set(Value::string("type"), t);
+      body += (body.empty() ? "" : " | ") + py_value(one, hint + "-" + (t.is_str() ? t.str() : "t"));
+    }
+    return body.empty() ? any() : rule(hint, body);
+  }
+  std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
+  if (t == "string") {
+    auto lo = size_keyword(schema, "minLength"), hi = size_keyword(schema, "maxLength");
+    if (!lo && !hi) return str;
+    if (lo && hi && *lo > *hi) lo = hi;
+    return rule(hint, quoted(lo.value_or(0), hi));
+  }
   if (t == "integer" || t == "number") return primitive(t);
   if (t == "boolean") return rule("py-bool", "\"True\" | \"False\"");
   if (t == "null") return rule("py-none", "\"None\"");
   if (t == "array") {
     const Value* items = get(schema, "items");
     std::string item = items && items->is_dict() ? py_value(*items, hint + "-item") : any();
-    return rule(hint, "\"[\" " + ws + " ( " + item + " ( " + ws + " \",\" " + ws + " " + item + " )* )? " + ws + " \"]\"");
+    auto lo = size_keyword(schema, "minItems").value_or(0);
+    auto hi = size_keyword(schema, "maxItems");
+    std::string more = "( " + ws + " \",\" " + ws + " " + item + " )";
+    std::string body;
+    if (hi && *hi == 0) body = "";
+    else if (!hi) body = item + " " + more + (lo > 1 ? "{" + std::to_string(lo - 1) + ",}" : "*");
+    else body = item + " " + repeat(more, lo > 0 ? lo - 1 : 0, *hi - 1);
+    if (lo == 0 && !body.empty()) body = "( " + body + " )?";
+    return rule(hint, "\"[\" " + ws + " " + body + " " + ws + " \"]\"");
   }
-  any();
-  return t == "object" ? "py-dict" : "py-any";
+  if (t == "object") {
+    const Value* props = get(schema, "properties");
+    if (!props || !props->is_dict() || props->dict_obj().size() == 0) return (any(), "py-dict");
+    std::vector<std::string> required_names = required_of(schema);
+    std::vector<std::string> req_kv, opt_kv;
+    for (const auto& [k, v] : props->dict_obj().entries) {
+      if (!k.is_str()) continue;
+      std::string key = "( " + literal("'" + k.str() + "'") + " | " + literal(compact_json(k)) + " )";
+      std::string kv = key + " " + ws + " \":\" " + ws + " " + py_value(v, hint + "-" + k.str());
+      (contains(required_names, k.str()) ? req_kv : opt_kv).push_back(rule(hint + "-" + k.str() + "-kv", kv));
+    }
+    std::string sep = " " + ws + " \",\" " + ws + " ";
+    return rule(hint, "\"{\" " + ws + " " + ordered(req_kv, opt_kv, sep, hint) + " " + ws + " \"}\"");
+  }
+  return any();
 }
 
-std::string Builder::until(std::string_view stop) {
-  if (auto it = until_.find(stop); it != until_.end()) return it->second;
-  std::vector<std::string> cps = code_points(stop);
-  size_t n = cps.size();
-  // KMP failure function over code points.
-  std::vector<size_t> fail(n + 1, 0);
-  for (size_t i = 1, k = 0; i < n; ++i) {
-    while (k && cps[i] != cps[k]) k = fail[k];
-    if (cps[i] == cps[k]) ++k;
-    fail[i + 1] = k;
-  }
-  auto step = [&](size_t state, const std::string& c) {
-    while (state && cps[state] != c) state = fail[state];
-    return cps[state] == c ? state + 1 : 0;
+std::string Builder::until_any(const std::vector<std::string>& stops) {
+  std::string key;
+  for (const auto& st : stops) key += st + '\0';
+  if (auto it = until_.find(key); it != until_.end()) return it->second;
+  // The trie of the stops' code points; state 0 is the root. `done`: a stop ends here or at a
+  // suffix of here (the text would contain it).
+  struct Node {
+    std::map<std::string, size_t> next;
+    size_t fail = 0;
+    bool done = false;
   };
+  std::vector<Node> nodes(1);
   std::vector<std::string> distinct;
-  for (const auto& c : cps)
-    if (!contains(distinct, c)) distinct.push_back(c);
+  for (const auto& st : stops) {
+    size_t at = 0;
+    for (const auto& c : code_points(st)) {
+      if (!contains(distinct, c)) distinct.push_back(c);
+      auto it = nodes[at].next.find(c);
+      if (it == nodes[at].next.end()) {
+        nodes.emplace_back();
+        it = nodes[at].next.emplace(c, nodes.size() - 1).first;
+      }
+      at = it->second;
+    }
+    nodes[at].done = true;
+  }
+  // Failure links, breadth first (a node's link is the longest proper suffix that is in the trie).
+  std::vector<size_t> order{0};
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const auto& [c, child] : nodes[order[i]].next) {
+      size_t f = order[i] == 0 ? 0 : nodes[order[i]].fail;
+      while (f && !nodes[f].next.count(c)) f = nodes[f].fail;
+      if (order[i] != 0 && nodes[f].next.count(c)) f = nodes[f].next.at(c);
+      nodes[child].fail = f;
+      nodes[child].done = nodes[child].done || nodes[f].done;
+      order.push_back(child);
+    }
+  auto step = [&](size_t s, const std::string& c) {
+    while (s && !nodes[s].next.count(c)) s = nodes[s].fail;
+    auto it = nodes[s].next.find(c);
+    return it == nodes[s].next.end() ? size_t{0} : it->second;
+  };
   std::string others = "[^";
   for (const auto& c : distinct) others += class_char(c);
   others += "]";
-  std::string base = clean("until-" + std::string(stop));
+  std::string base = clean("until-" + (stops.empty() ? std::string() : stops[0]));
   auto taken = [&](const std::string& x) {
     for (const auto& r : rules_)
       if (r.first == x + "-0") return true;
@@ -406,13 +529,14 @@ std::string Builder::until(std::string_view stop) {
     while (taken(base + "-" + std::to_string(i))) ++i;
     base += "-" + std::to_string(i);
   }
-  for (size_t s = 0; s < n; ++s) {
+  for (size_t s = 0; s < nodes.size(); ++s) {
+    if (nodes[s].done) continue;
     std::string body = others + " " + base + "-0";
     for (const auto& c : distinct)
-      if (size_t to = step(s, c); to < n) body += " | " + literal(c) + " " + base + "-" + std::to_string(to);
+      if (size_t to = step(s, c); !nodes[to].done) body += " | " + literal(c) + " " + base + "-" + std::to_string(to);
     rules_.emplace_back(base + "-" + std::to_string(s), "( " + body + " )?");
   }
-  until_.emplace(std::string(stop), base + "-0");
+  until_.emplace(key, base + "-0");
   return base + "-0";
 }
 
@@ -427,9 +551,14 @@ std::string Builder::reasoning(std::string_view open, std::string_view close) {
   return rule("reasoning", "( " + literal(open) + " " + block + " )?");
 }
 
-std::string Builder::char_not_starting(std::string_view stop, const std::string& hint) {
-  std::vector<std::string> cps = code_points(stop);
-  return rule(hint, "[^" + class_char(cps.empty() ? "<" : cps[0]) + "]");
+std::string Builder::char_not_starting(const std::vector<std::string>& stops, bool no_space) {
+  std::string cls, name = no_space ? "text-edge-char" : "text-char";
+  std::vector<std::string> firsts;
+  for (const auto& st : stops)
+    if (auto cps = code_points(st); !cps.empty() && !contains(firsts, cps[0])) firsts.push_back(cps[0]);
+  for (const auto& f : firsts) cls += class_char(f);
+  if (no_space) cls += "\\x20\\t\\n\\r";
+  return rule(name, cls.empty() ? "[^\\x00]" : "[^" + cls + "]");
 }
 
 std::string Builder::piece_not_containing(std::string_view stop, const std::string& hint) {

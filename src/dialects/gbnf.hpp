@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "dialects/dialect.hpp"
+#include "dialects/schema_args.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::dialects::gbnf {
@@ -37,6 +38,16 @@ std::string json_literal(std::string_view text);
 
 // Whether `tools` (OpenAI list) names at least one function: a call grammar needs one.
 bool has_named_tool(const Value& tools);
+
+// How an element-per-argument format writes a value (arg_elements), as its parser reads it back:
+// what ends a value there (the close tag first, then any other tag the parser also stops at; a raw
+// text value contains none of them), how the parser trims the text, and the prefixes that mark a
+// text or a JSON value (empty when the format has none; DeepSeek V3.2's `true">` / `false">`).
+struct ValueText {
+  std::vector<std::string> ends;
+  schema::Trim trim = schema::Trim::OneNewline;
+  std::string text_prefix, json_prefix;
+};
 
 class Builder;
 // A dialect's grammar: nullopt when `tools` names no function, else the rules `root_body` defines
@@ -75,22 +86,26 @@ class Builder {
   std::string function_parameter_call(const Value& tools, std::string_view open, std::string_view close);
   // Element-per-argument formats (XML-like tags): element(key, value) for each property of a tool's
   // parameters schema, required ones first then optional ones, each in schema order, separated by
-  // bounded whitespace. A string (or untyped) value is raw text up to `value_end` (at most maxLength
-  // code points when the schema says; such text cannot contain the first code point of `value_end`); other values are
-  // JSON of their schema, with whitespace around. No properties: any number of elements with any key.
+  // bounded whitespace. No properties: any number of elements with any key.
+  // Values are written so that the parser's reading (form.trim, then the tool's schema typing,
+  // schema_args.hpp) is valid for the property's schema: an enum or const is one of its values; a
+  // value whose type allows a string (or has no type) is raw text, at most maxLength and at least
+  // minLength code points after the trim (bounded text cannot contain the first code point of any
+  // of form.ends; unbounded text contains none of form.ends); other values are JSON of their schema.
+  // Not expressed: length bounds inside anyOf alternatives, and a non-string const or enum without a
+  // declared type in a format without a JSON prefix (its parser keeps such text as a string).
   using ArgElement = std::function<std::string(const std::string& key, const std::string& value)>;
-  // `text_prefix` / `json_prefix` come before a raw-text / JSON value (a format that marks which it
-  // is, as DeepSeek V3.2's string="true|false").
-  std::string arg_elements(const Value& params, const std::string& hint, std::string_view value_end,
-                           const ArgElement& element, std::string_view text_prefix = "", std::string_view json_prefix = "");
+  std::string arg_elements(const Value& params, const std::string& hint, const ValueText& form, const ArgElement& element);
   // Python keyword arguments `key=value, …` (pythonic calls), ordered as arg_elements; values are
   // Python literals of the property's schema (py_value).
   std::string py_kwargs(const Value& params, const std::string& hint);
   // A Python literal matching `schema`: 'str' or "str", ints, floats, True/False/None, lists, dicts.
   std::string py_value(const Value& schema, const std::string& hint);
-  // Any text (possibly empty) that does not contain `stop`, byte for byte: a KMP automaton over the
-  // code points of `stop`, one right-recursive rule per state.
-  std::string until(std::string_view stop);
+  // Any text (possibly empty) that does not contain `stop`, byte for byte.
+  std::string until(std::string_view stop) { return until_any({std::string(stop)}); }
+  // Any text (possibly empty) that contains none of `stops`: an Aho-Corasick automaton over their
+  // code points, one right-recursive rule per state.
+  std::string until_any(const std::vector<std::string>& stops);
   // The reasoning block the options allow, as a rule reference to put before the calls (empty when
   // none): `open` text `close` whitespace, optional (Reasoning::Optional), or text `close`
   // whitespace (Reasoning::Open). The text never contains `close` and is at most
@@ -110,9 +125,13 @@ class Builder {
   std::string str() const;
 
  private:
-  // One code point other than the first of `stop` (bounded raw text: exactly one code point per
-  // repetition, so maxLength holds; such text cannot contain that code point).
-  std::string char_not_starting(std::string_view stop, const std::string& hint);
+  // One code point other than the first of each of `stops` (bounded raw text: exactly one code
+  // point per repetition, so maxLength holds; such text cannot contain any of `stops`), and, with
+  // no_space, other than ASCII whitespace as well.
+  std::string char_not_starting(const std::vector<std::string>& stops, bool no_space = false);
+  // Raw text of lo to hi code points (hi nullopt: no upper bound) as the parser reads it after
+  // form.trim, with what that trim removes around it.
+  std::string bounded_text(const ValueText& form, size_t lo, std::optional<size_t> hi);
   // A piece of text (one code point, or a proper prefix of `stop` and one more) such that no run of
   // pieces contains `stop` (bounded reasoning).
   std::string piece_not_containing(std::string_view stop, const std::string& hint);

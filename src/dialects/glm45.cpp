@@ -62,8 +62,10 @@ std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opt
       return literal("<arg_key>") + " " + key + " " + literal("</arg_key>") + " " + ws + " " + literal("<arg_value>") + " " + value +
              " " + literal("</arg_value>");
     };
+    // A value ends at its close tag, the next key or the block's end (the parser's value ends).
+    gbnf::ValueText form{{"</arg_value>", "<arg_key>", "</tool_call>"}, syntax().trim, "", ""};
     std::string call = b.per_tool_params(tools, "call", [&](const std::string& name, const Value& params) {
-      return literal("<tool_call>" + name) + " " + ws + " " + b.arg_elements(params, name + "-params", "</arg_value>", arg) +
+      return literal("<tool_call>" + name) + " " + ws + " " + b.arg_elements(params, name + "-params", form, arg) +
              " " + ws + " " + literal("</tool_call>");
     });
     return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);

@@ -254,7 +254,7 @@ std::string prompt(const Value& tools) {
 
 std::unique_ptr<StreamParser> make(const ParseOptions& o) { return std::make_unique<KimiK3Parser>(o); }
 
-// The think block (forced open), the response, then <|open|>tools<|sep|> with one or more calls,
+// The think block (forced open), an empty response, then <|open|>tools<|sep|> with one or more calls,
 // each argument an element whose type attribute says text ("string") or JSON.
 std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
   return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
@@ -263,12 +263,15 @@ std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opt
     auto element = [&](const std::string& key, const std::string& value) {
       return literal("<|open|>argument key=\"") + " " + key + " " + value + " " + literal(kArgClose);
     };
+    // type="string": the text as it is, up to the close tag; type="json": JSON.
+    gbnf::ValueText form{{std::string(kArgClose)}, schema::Trim::None, "\" type=\"string\"<|sep|>", "\" type=\"json\"<|sep|>"};
     std::string call = b.per_tool_params(tools, "call", [&](const std::string& name, const Value& params) {
       return literal("<|open|>call tool=\"" + name + "\" index=\"1\"<|sep|>") + " " +
-             b.arg_elements(params, name + "-args", kArgClose, element, "\" type=\"string\"<|sep|>", "\" type=\"json\"<|sep|>") +
+             b.arg_elements(params, name + "-args", form, element) +
              " " + literal(kCallClose);
     });
-    std::string response = "( " + literal(kResponseOpen) + " " + b.until(kResponseClose) + " " + literal(kResponseClose) + " )?";
+    // The response tags may come first, but empty: text there would be free text before the calls.
+    std::string response = "( " + literal(std::string(kResponseOpen) + std::string(kResponseClose)) + " )?";
     return b.reasoning(kThinkOpen, kThinkClose) + " " + response + " " + literal(kToolsOpen) + " " + b.calls(call, "") + " " + literal(kToolsClose);
   });
 }

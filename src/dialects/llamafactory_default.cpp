@@ -69,9 +69,9 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_react_pa
 // "Action: NAME\nAction Input: {json}", several joined by newlines.
 std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
   return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
-    std::string ws = b.ws();
+    // Each call on its own line (the parser reads "Action:" at a line's start).
     std::string call = b.name_then_args(tools, "Action: ", "\nAction Input: ");
-    return b.calls(call, ws);
+    return b.calls(call, "\"\\n\"");
   });
 }
 

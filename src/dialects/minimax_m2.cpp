@@ -85,9 +85,11 @@ std::optional<std::string> grammar_with(const Value& tools, const GrammarOptions
     auto param = [&](const std::string& key, const std::string& value) {
       return literal("<parameter name=\"") + " " + key + " " + literal("\">") + " " + value + " " + literal("</parameter>");
     };
+    // A value ends at its close tag, or where the next parameter, the call or the block begins or ends.
+    gbnf::ValueText form{{"</parameter>", "<parameter name=", "</invoke>", "</minimax:tool_call>"}, schema::Trim::Whitespace, "", ""};
     std::string invoke = b.per_tool_params(tools, "invoke", [&](const std::string& name, const Value& params) {
       return literal("<invoke name=\"" + name + "\">") + " " + ws + " " +
-             b.arg_elements(params, name + "-params", "</parameter>", param) + " " + ws + " " + literal("</invoke>");
+             b.arg_elements(params, name + "-params", form, param) + " " + ws + " " + literal("</invoke>");
     });
     return b.reasoning(think_open, think_close) + " " + literal("<minimax:tool_call>") + " " + ws + " " + b.calls(invoke, ws) + " " +
            ws + " " + literal("</minimax:tool_call>");

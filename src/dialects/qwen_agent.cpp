@@ -229,16 +229,22 @@ std::string qwen_agent_tool_prompt(const Value& tools, std::string_view lang, bo
 
 namespace {
 
-// "✿FUNCTION✿: NAME\n✿ARGS✿: {json}" (more ✿ARGS✿ lines are more calls of that tool), several joined
-// by newlines, after an optional <think> block.
+// "✿FUNCTION✿: NAME\n✿ARGS✿: {json}", several joined by newlines, or several ✿ARGS✿ lines under one
+// ✿FUNCTION✿ (calls of one tool); at most max_calls calls either way; after an optional <think> block.
 std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {
   return gbnf::build(tools, opts, [&](gbnf::Builder& b) {
     using gbnf::literal;
     std::string ws = b.ws();
     std::string call = b.per_tool(tools, "call", [&](const std::string& name, const std::string& args) {
-      return literal("✿FUNCTION✿: " + name + "\n✿ARGS✿: ") + " " + b.calls(args, ws + " " + literal("✿ARGS✿: "));
+      return literal("✿FUNCTION✿: " + name + "\n✿ARGS✿: ") + " " + args;
     });
-    return b.reasoning("<think>", "</think>") + " " + b.calls(call, ws);
+    if (opts.max_calls <= 1) return b.reasoning("<think>", "</think>") + " " + call;
+    // Several calls: each with its ✿FUNCTION✿ line, or all of one tool under one ✿FUNCTION✿.
+    std::string same = b.per_tool(tools, "same-tool-calls", [&](const std::string& name, const std::string& args) {
+      return literal("✿FUNCTION✿: " + name + "\n✿ARGS✿: ") + " " + args + " ( " + ws + " " + literal("✿ARGS✿: ") + " " + args +
+             " ){0," + std::to_string(opts.max_calls - 1) + "}";
+    });
+    return b.reasoning("<think>", "</think>") + " ( " + b.calls(call, ws) + " | " + same + " )";
   });
 }
 

@@ -139,6 +139,7 @@ class HttpBackend final : public Backend {
   }
 
   bool takes_grammar() const override { return proto_.grammar != GrammarForm::None; }
+  bool takes_json_schema() const override { return proto_.calls_as_json; }
   bool wants_messages() const override { return proto_.kind == BackendKind::OllamaChat; }
 
   GenResult generate(const GenRequest& gr, const std::function<bool(std::string_view)>& on_text) override {

@@ -65,6 +65,9 @@ class Backend {
   virtual GenResult generate(const GenRequest& req, const std::function<bool(std::string_view)>& on_text) = 0;
   // Whether GenRequest::grammar is honoured (llama.cpp's GBNF).
   virtual bool takes_grammar() const = 0;
+  // Whether the backend constrains output to a JSON schema given in GenRequest::response_format
+  // (Ollama's `format`): tool_choice then asks for the calls as one JSON object (completion.hpp).
+  virtual bool takes_json_schema() const = 0;
   // Whether the backend wants messages (ollama-chat) instead of a prompt.
   virtual bool wants_messages() const = 0;
   // Asks the backend whether it can serve now (its health / models route): "" when it can, else why

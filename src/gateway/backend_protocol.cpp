@@ -157,8 +157,8 @@ Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm f
       p.path = join("/v1/completions");
       p.grammar = form == GrammarForm::Auto ? GrammarForm::None : form;
       break;
-    case BackendKind::OllamaGenerate: p.path = join("/api/generate"); p.sse = false; break;
-    case BackendKind::OllamaChat: p.path = join("/api/chat"); p.sse = false; break;
+    case BackendKind::OllamaGenerate: p.path = join("/api/generate"); p.sse = false; p.calls_as_json = form != GrammarForm::None; break;
+    case BackendKind::OllamaChat: p.path = join("/api/chat"); p.sse = false; p.calls_as_json = form != GrammarForm::None; break;
   }
   return p;
 }

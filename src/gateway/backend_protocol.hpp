@@ -23,6 +23,7 @@ struct Protocol {
   std::string path;            // appended to the backend URL's prefix
   bool sse = true;             // streamed as SSE (else NDJSON)
   GrammarForm grammar = GrammarForm::None;  // how the body carries a GBNF grammar (None: it cannot)
+  bool calls_as_json = false;  // no grammar, but a JSON schema (Ollama's format) can hold the calls
 
   // The JSON request body.
   std::string body(const GenRequest& req, const std::string& model) const;
@@ -30,7 +31,8 @@ struct Protocol {
   Record read(std::string_view json_text) const;
 };
 
-// `form` Auto resolves per kind (see GrammarForm); the Ollama kinds take no grammar.
+// `form` Auto resolves per kind (see GrammarForm); the Ollama kinds take no grammar, but a JSON
+// schema in `format` (unless `form` is None).
 Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm form = GrammarForm::Auto);
 
 }  // namespace toolchat::gateway

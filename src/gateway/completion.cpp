@@ -101,6 +101,48 @@ Value grammar_tools(const ChatRequest& req) {
   return Value::list(std::move(one));
 }
 
+// The calls as one JSON object in the generic_json dialect's shape, {"tool_calls": [{"name": N,
+// "arguments": {…}}, …]}, each call's arguments under its tool's schema: what tool_choice asks of a
+// backend that constrains output to a JSON schema but takes no grammar (Ollama's `format`).
+Value calls_schema(const Value& tools, size_t max_calls) {
+  const auto put = chat::conv::set;
+  std::vector<Value> alts;
+  for (const Value& t : tools.items()) {
+    const Value* fn = get(t, "function");
+    const Value* name = fn ? get(*fn, "name") : nullptr;
+    if (!name || !name->is_str()) continue;
+    const Value* params = get(*fn, "parameters");
+    Value props = Value::dict();
+    Value name_schema = Value::dict();
+    put(name_schema, "type", Value::string("string"));
+    put(name_schema, "enum", Value::list({*name}));
+    put(props, "name", name_schema);
+    put(props, "arguments", params && params->is_dict() ? *params : json::parse(R"({"type": "object"})"));
+    Value call = json::parse(R"({"type": "object", "required": ["name", "arguments"], "additionalProperties": false})");
+    put(call, "properties", props);
+    alts.push_back(std::move(call));
+  }
+  Value items = Value::dict();
+  if (alts.size() == 1) items = alts[0];
+  else put(items, "anyOf", Value::list(std::move(alts)));
+  Value list = json::parse(R"({"type": "array", "minItems": 1})");
+  put(list, "items", items);
+  put(list, "maxItems", Value::integer(static_cast<int64_t>(max_calls)));
+  Value root = json::parse(R"({"type": "object", "required": ["tool_calls"], "additionalProperties": false})");
+  Value props = Value::dict();
+  put(props, "tool_calls", list);
+  put(root, "properties", props);
+  return root;
+}
+
+// What the prompt says when the answer is constrained to calls_schema (the template shows the
+// tools in the family's own format, which the schema does not allow).
+std::string json_calls_instruction(const ChatRequest& req) {
+  std::string which = req.tool_choice.kind == ToolChoice::Named ? "the tool `" + req.tool_choice.name + "`" : "one of the tools";
+  return "Answer now with a call to " + which +
+         " as one JSON object, {\"tool_calls\": [{\"name\": \"TOOL\", \"arguments\": {...}}]}, and write nothing else.";
+}
+
 // "--- prompt chatcmpl-...\n<text>\n--- end" (--log-prompts): the text exactly, between marker lines.
 std::string log_block(const std::string& id, const char* what, const std::string& text) {
   return "--- " + std::string(what) + (id.empty() ? "" : " " + id) + "\n" + text + "\n--- end " + what;
@@ -205,7 +247,7 @@ bool Gateway::constrained(const ChatRequest& req) {
 }
 
 bool Gateway::grammar_guarantees(const ChatRequest& req) const {
-  return constrained(req) && backend_->takes_grammar() && prompts_->dialect().grammar;
+  return constrained(req) && ((backend_->takes_grammar() && prompts_->dialect().grammar) || backend_->takes_json_schema());
 }
 
 Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& extra, dialects::Sink& out,
@@ -213,7 +255,12 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
                                   bool stream_backend, const std::function<void(Value&&)>& on_logprob) {
   const dialects::Dialect& d = prompts_->dialect();
   Value tools = req.shows_tools() ? req.tools : Value();
-  Prompt p = prompts_->build(req, tools, extra);
+  // A backend without grammars that takes a JSON schema: the calls come as generic_json's object.
+  const dialects::Dialect* generic = dialects::find("generic_json");
+  bool json_calls = generic && constrained(req) && !(backend_->takes_grammar() && d.grammar) && backend_->takes_json_schema();
+  const dialects::Dialect& reader = json_calls ? *generic : d;
+  std::string instruction = json_calls ? json_calls_instruction(req) + (extra.empty() ? "" : "\n" + extra) : extra;
+  Prompt p = prompts_->build(req, tools, instruction);
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "prompt", p.text.empty() ? json::dumps(p.chat_messages) : p.text));
 
   GenRequest g;
@@ -250,7 +297,11 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
       }
     };
   }
-  if (grammar_guarantees(req)) {
+  if (json_calls) {
+    g.response_format.kind = ResponseFormat::JsonSchema;
+    g.response_format.name = "tool_calls";
+    g.response_format.schema = calls_schema(grammar_tools(req), req.parallel_tool_calls ? kMaxParallelCalls : 1);
+  } else if (grammar_guarantees(req)) {
     dialects::GrammarOptions go;
     go.max_calls = req.parallel_tool_calls ? kMaxParallelCalls : 1;
     using R = dialects::GrammarOptions::Reasoning;
@@ -262,7 +313,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   po.tools = tools;
   po.reasoning_open = p.reasoning_open;
   po.id_seed = random_seed();
-  auto parser = d.make_parser(po);
+  auto parser = reader.make_parser(po);
   Policy policy(out, req);
   // No tools shown: whatever the model wrote is its answer (as_written.hpp), never a call.
   std::optional<AsWritten> as_written;

@@ -13,10 +13,15 @@ Needs numpy (Debian: python3-numpy; run with /usr/bin/python3) and llama.cpp's g
 
 Tokens whose bytes are not valid UTF-8 on their own (pieces of a multi-byte character) are given a
 logit far below every other token's: a random model would otherwise end answers in the middle of a
-character, which llama-server answers with HTTP 500. The mechanism: dimension 0 of every token
-embedding is a constant and no layer writes to it (the rows of the attention output and FFN down
-projections for it are zero), so after the final norm that dimension is a positive constant, and
-the output head's column 0 is -64 for those tokens and 0 for the others.
+character, which llama-server answers with HTTP 500. The mechanism must survive the RMS norms, which
+divide by the size of the whole hidden state: dimension 0 of every token embedding is a constant C
+far larger than the other dimensions, and no layer writes to it (the rows of the attention output
+and FFN down projections for it are zero), so the hidden state's RMS is about C / sqrt(64) whatever
+the other dimensions hold, and after the final norm dimension 0 is about sqrt(64) = 8. The output
+head's column 0 is -64 for those tokens and 0 for the others: about -512 on their logits, against
+logits of standard deviation about 3 for the rest. The norms' weights for the other dimensions are
+C / sqrt(64), which undoes the division, and 0 for dimension 0, so the layers do not see it; the
+weight scales keep each layer's output near unit size, so the constant stays dominant.
 """
 import argparse
 import json
@@ -135,30 +140,37 @@ def main():
     if template:
         w.add_chat_template(template)
 
-    embd = rand(n_vocab, n_embd, scale=0.5)
-    embd[:, 0] = 1.0  # the constant dimension (see the module comment)
+    big = 1000.0  # C in the module comment
+    # The norms' weights: 0 for the constant dimension, C / sqrt(n_embd) for the others.
+    norm_w = np.full(n_embd, big / np.sqrt(n_embd), dtype=np.float32)
+    norm_w[0] = 0.0
+    embd = rand(n_vocab, n_embd, scale=1.0)
+    embd[:, 0] = big
     w.add_tensor("token_embd.weight", embd.astype(np.float16))
+    unit = 1.0 / np.sqrt(n_embd)  # a weight scale that keeps a unit-size input unit-size
     for l in range(n_layer):
         p = f"blk.{l}."
-        w.add_tensor(p + "attn_norm.weight", np.ones(n_embd, dtype=np.float32))
-        w.add_tensor(p + "attn_q.weight", rand(n_embd, n_embd))
-        w.add_tensor(p + "attn_k.weight", rand(n_head_kv * head_dim, n_embd))
-        w.add_tensor(p + "attn_v.weight", rand(n_head_kv * head_dim, n_embd))
+        w.add_tensor(p + "attn_norm.weight", norm_w)
+        w.add_tensor(p + "attn_q.weight", rand(n_embd, n_embd, scale=2 * unit))
+        w.add_tensor(p + "attn_k.weight", rand(n_head_kv * head_dim, n_embd, scale=2 * unit))
+        w.add_tensor(p + "attn_v.weight", rand(n_head_kv * head_dim, n_embd, scale=unit))
         if a.arch == "qwen2":
             w.add_tensor(p + "attn_q.bias", rand(n_embd))
             w.add_tensor(p + "attn_k.bias", rand(n_head_kv * head_dim))
             w.add_tensor(p + "attn_v.bias", rand(n_head_kv * head_dim))
-        out = rand(n_embd, n_embd, scale=0.5)
+        out = rand(n_embd, n_embd, scale=unit)
         out[0, :] = 0
         w.add_tensor(p + "attn_output.weight", out)
-        w.add_tensor(p + "ffn_norm.weight", np.ones(n_embd, dtype=np.float32))
-        w.add_tensor(p + "ffn_gate.weight", rand(n_ff, n_embd, scale=0.5))
-        w.add_tensor(p + "ffn_up.weight", rand(n_ff, n_embd, scale=0.5))
-        down = rand(n_embd, n_ff, scale=0.5)
+        w.add_tensor(p + "ffn_norm.weight", norm_w)
+        w.add_tensor(p + "ffn_gate.weight", rand(n_ff, n_embd, scale=unit))
+        w.add_tensor(p + "ffn_up.weight", rand(n_ff, n_embd, scale=unit))
+        down = rand(n_embd, n_ff, scale=1.0 / np.sqrt(n_ff))
         down[0, :] = 0
         w.add_tensor(p + "ffn_down.weight", down)
-    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
-    head = rand(n_vocab, n_embd, scale=1.0)
+    out_norm = norm_w.copy()
+    out_norm[0] = 1.0
+    w.add_tensor("output_norm.weight", out_norm)
+    head = rand(n_vocab, n_embd, scale=0.25)
     head[:, 0] = 0
     head[invalid, 0] = -64.0
     w.add_tensor("output.weight", head.astype(np.float16))

@@ -15,7 +15,7 @@
 //   4. overhead: the gateway's added latency against llama-server called directly with the same
 //      prompt and grammar (median of 20, printed; README records it).
 //
-//   node run.mjs --toolchat BIN --llama-server BIN --models DIR --root REPO --work DIR [--only GROUPS]
+//   node run.mjs --toolchat BIN --llama-server BIN --models DIR --root REPO --work DIR [--only GROUPS] [--dialects LABELS]
 import { spawn } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
 import http from 'node:http';
@@ -44,7 +44,11 @@ function check(cond, what, detail) {
 }
 function cleanup() { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); }
 process.on('exit', cleanup);
-const overall = setTimeout(() => { console.log('FAIL the e2e run took over 12 minutes'); cleanup(); process.exit(1); }, 720_000);
+for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => { console.log(`e2e: stopped by ${sig}`); process.exit(1); });
+// A guard against a hang only (requests have their own timeouts): a shared, loaded machine can be
+// several times slower than the ~5 minutes the run takes on two idle cores.
+const overall = setTimeout(() => { console.log('FAIL the e2e run took over 45 minutes'); cleanup(); process.exit(1); }, 2_700_000);
+const started = performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const freePort = () => new Promise((res) => { const s = createNetServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); });
 
@@ -227,10 +231,10 @@ function grammarMaxBytes(text) {
 // ---- schemas --------------------------------------------------------------------------------------
 const TOOLS = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object',
-    properties: { city: { type: 'string', maxLength: 24 }, days: { type: 'integer' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    properties: { city: { type: 'string', maxLength: 12 }, days: { type: 'integer' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
     required: ['city', 'days'] } } },
   { type: 'function', function: { name: 'set_alarm', description: 'Set an alarm', parameters: { type: 'object',
-    properties: { hour: { type: 'integer' }, label: { type: 'string', maxLength: 16 }, repeat: { type: 'boolean' } },
+    properties: { hour: { type: 'integer' }, label: { type: 'string', maxLength: 10 }, repeat: { type: 'boolean' } },
     required: ['hour'] } } },
 ];
 
@@ -280,15 +284,33 @@ async function grammarGroup(servers) {
   };
   const plan = dialects.map((d) => ({ dialect: d, ...(families[d] ?? { model: 'qwen', template: QWEN25, n: 2 }) }));
   // Thinking on (Qwen3's template): an optional, bounded reasoning block before the call.
-  plan.push({ dialect: 'hermes', label: 'hermes+qwen3-thinking', model: 'qwen', template: QWEN3, n: 6, thinking: true });
-  plan.push({ dialect: 'hermes', label: 'hermes parallel', model: 'qwen', template: QWEN25, n: 6, parallel: true });
+  plan.push({ dialect: 'hermes', label: 'hermes+qwen3-thinking', model: 'qwen', template: QWEN3, n: 4, thinking: true });
+  plan.push({ dialect: 'hermes', label: 'hermes parallel', model: 'qwen', template: QWEN25, n: 2, parallel: true });
+  // --dialects a,b (E2E_DIALECTS): only those runs (by label), to look at one family.
+  if (args.dialects) {
+    const keep = new Set(args.dialects.split(','));
+    plan.splice(0, plan.length, ...plan.filter((p) => keep.has(p.label ?? p.dialect)));
+  }
   let sampled = 0, maxSeen = 0;
-  for (const p of plan) {
+  // Two lanes at once, each with its own Qwen llama-server (llama-server samples one slot at a time,
+  // and a grammar over a 150k vocabulary costs tens of ms per token): the runs split by their size.
+  const lanes = [[], []], load = [0, 0];
+  for (const p of [...plan].sort((a, b) => b.n - a.n)) {
+    const i = load[0] <= load[1] ? 0 : 1;
+    lanes[i].push({ ...p, backend: p.model === 'qwen' ? [servers.qwen, servers.qwen2][i] : servers[p.model] });
+    load[i] += p.n;
+  }
+  await Promise.all(lanes.map(async (lane) => { for (const p of lane) await grammarRun(p); }));
+  console.log(`e2e grammars: ${plan.length} dialect runs, ${sampled} answers sampled, longest ${maxSeen} tokens`);
+
+  async function grammarRun(p) {
     const label = p.label ?? p.dialect;
-    const backend = servers[p.model];
+    const backend = p.backend;
     const proxy = await recordingProxy(backend.url);
     const g = await gateway(p.template, proxy.url, ['--dialect', p.dialect]);
     const c = client(g);
+    const t0 = performance.now();
+    let longest = 0, bounds = new Set();
     // n seeds per dialect, tool_choice required and named in turn.
     for (let seed = 1; seed <= p.n; seed++) {
       for (const mode of [seed % 2 ? 'required' : 'named']) {
@@ -323,16 +345,32 @@ async function grammarGroup(servers) {
           check(Number.isFinite(bound), `${what}: the grammar is bounded`);
           check(usage.completion_tokens <= bound, `${what}: ${usage.completion_tokens} tokens within the grammar's bound ${bound}`);
           maxSeen = Math.max(maxSeen, usage.completion_tokens);
+          longest = Math.max(longest, usage.completion_tokens);
+          bounds.add(bound);
         }
         const reasoning = msg.reasoning_content ?? '';
-        if (p.thinking) check([...reasoning].length <= 1024, `${what}: reasoning within 1024 characters`, reasoning.length);
+        if (p.thinking) check(reasoningPieces(reasoning, '</think>') <= 1024, `${what}: reasoning within 1024 pieces`, reasoning.length);
         else check(!reasoning, `${what}: no reasoning without thinking`, reasoning);
       }
     }
     g.stop();
     proxy.close();
+    console.log(`e2e grammar ${label}: ${p.n} answers in ${((performance.now() - t0) / 1000).toFixed(1)} s, longest ${longest} tokens ` +
+      `(bound: the grammar's longest output in bytes + 1 = ${[...bounds].sort((x, y) => x - y).join('/')})`);
   }
-  console.log(`e2e grammars: ${plan.length} dialect runs, ${sampled} answers sampled, longest ${maxSeen} tokens`);
+}
+
+// The pieces the grammar counts in reasoning text (gbnf.hpp, Builder::reasoning): a character, or a
+// proper prefix of the close marker and the character after it (the text cannot contain the marker).
+function reasoningPieces(text, close) {
+  const t = [...text], c = [...close];
+  let n = 0;
+  for (let i = 0; i < t.length; n++) {
+    let k = 0;
+    while (k < c.length - 1 && i + k < t.length && t[i + k] === c[k]) k++;
+    i += k === 0 ? 1 : k + 1;
+  }
+  return n;
 }
 
 // Streams a request; checks that the first tool-call piece arrives while llama-server's slot is
@@ -465,25 +503,41 @@ async function overheadGroup(servers) {
   const be = servers.qwen;
   const proxy = await recordingProxy(be.url);
   const rec = await gateway(QWEN25, proxy.url);
-  const req = { model: 'tiny', messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: TOOLS,
-    tool_choice: 'required', parallel_tool_calls: false, seed: 7, temperature: 1.0, max_tokens: 1500 };
+  // A small call (one enum argument): the figure is the gateway's cost, not the generation's.
+  const unit = { type: 'function', function: { name: 'set_unit', parameters: { type: 'object', properties: { unit: { enum: ['celsius', 'fahrenheit'] } }, required: ['unit'] } } };
+  const req = { model: 'tiny', messages: [{ role: 'user', content: 'Use celsius.' }], tools: [unit],
+    tool_choice: 'required', parallel_tool_calls: false, seed: 7, temperature: 1.0, max_tokens: 200 };
   await client(rec).chat.completions.create(req);
   const sent = JSON.parse(proxy.seen.find((s) => s.path === '/completion').body);
   rec.stop();
   proxy.close();
   const g = await gateway(QWEN25, be.url);
   const c = client(g);
-  const direct = [], through = [];
   const time = async (f) => { const t0 = performance.now(); await f(); return performance.now() - t0; };
-  const directBody = JSON.stringify({ ...sent, stream: false });
-  for (let i = 0; i < 22; i++) {  // the first of each warms the caches; 20 measured
-    const d = await time(async () => { const r = await fetch(`${be.url}/completion`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: directBody }); await r.json(); });
-    const t = await time(() => c.chat.completions.create(req));
-    if (i >= 2) { direct.push(d); through.push(t); }
+  // Direct: the very body the gateway sent (prompt, grammar, seed), whole or streamed to the end.
+  const direct = async (stream) => {
+    const r = await fetch(`${be.url}/completion`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...sent, stream }) });
+    if (stream) { const rd = r.body.getReader(); while (!(await rd.read()).done); } else await r.json();
+  };
+  const through = async (stream) => {
+    if (!stream) return c.chat.completions.create(req);
+    for await (const _ of await c.chat.completions.create({ ...req, stream: true })) { /* to the end */ }
+  };
+  // Both sides whole, then both streamed; the runs interleaved so load changes hit both alike.
+  const runs = { direct: { false: [], true: [] }, through: { false: [], true: [] } };
+  for (let i = 0; i < 22; i++) {  // the first two of each warm the caches; 20 measured
+    for (const stream of [false, true]) {
+      const d = await time(() => direct(stream));
+      const t = await time(() => through(stream));
+      if (i >= 2) { runs.direct[stream].push(d); runs.through[stream].push(t); }
+    }
   }
   const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return (s[9] + s[10]) / 2; };
-  const md = median(direct), mt = median(through);
-  console.log(`e2e overhead: tool_choice required (hermes grammar), same prompt, grammar and seed, 20 runs each: llama-server direct median ${md.toFixed(1)} ms, through toolchat serve median ${mt.toFixed(1)} ms, added ${(mt - md).toFixed(1)} ms`);
+  for (const stream of [false, true]) {
+    const md = median(runs.direct[stream]), mt = median(runs.through[stream]);
+    console.log(`e2e overhead (${stream ? 'streamed' : 'whole'}): tool_choice required (hermes grammar, one enum argument), same prompt, grammar and seed, 20 runs each: ` +
+      `llama-server direct median ${md.toFixed(1)} ms, through toolchat serve median ${mt.toFixed(1)} ms, added ${(mt - md).toFixed(1)} ms`);
+  }
   g.stop();
 }
 
@@ -491,12 +545,14 @@ async function overheadGroup(servers) {
 try {
   const servers = {
     qwen: await llamaServer(`${args.models}/qwen.gguf`, 4096),
+    qwen2: await llamaServer(`${args.models}/qwen.gguf`, 4096),
     llama: await llamaServer(`${args.models}/llama.gguf`, 4096),
     small: await llamaServer(`${args.models}/qwen.gguf`, 512),
   };
   const want = (g) => !only || only.has(g);
   if (want('grammar')) await grammarGroup(servers);
-  if (want('grammar')) check(streamedProbes.length > 0 && streamedProbes.every((b) => b === true),
+  // (Every fifth seed streams: a --dialects selection of short runs may have none.)
+  if (want('grammar') && (!args.dialects || streamedProbes.length)) check(streamedProbes.length > 0 && streamedProbes.every((b) => b === true),
     'streaming under tool_choice: each first call piece arrived while llama-server was still generating', streamedProbes);
   if (want('overhead')) await overheadGroup(servers);
   if (want('protocol')) await protocolGroup(servers);
@@ -504,6 +560,10 @@ try {
   check(false, 'the e2e run', e.stack ?? String(e));
 }
 clearTimeout(overall);
+// CPU time is the load-independent cost (the machine may be shared): llama-servers still running.
+const cpu = children.filter((c) => c.spawnargs[0] === args['llama-server'] && c.exitCode === null && c.signalCode === null)
+  .reduce((t, c) => { try { const f = readFileSync(`/proc/${c.pid}/stat`, 'utf8').split(') ')[1].split(' '); return t + (Number(f[11]) + Number(f[12])) / 100; } catch { return t; } }, 0);
+console.log(`e2e: ${((performance.now() - started) / 1000).toFixed(0)} s; llama-server CPU time ${cpu.toFixed(0)} s`);
 console.log(`e2e: ${checks - failures} of ${checks} checks passed`);
 cleanup();
 process.exit(failures ? 1 : 0);

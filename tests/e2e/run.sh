@@ -57,4 +57,4 @@ python3 "$root/tests/e2e/tokens_check.py" --toolchat "$toolchat" --llama-server 
 work="$out/work"
 rm -rf "$work" && mkdir -p "$work"
 exec node "$root/tests/e2e/run.mjs" --toolchat "$toolchat" --llama-server "$server" --models "$models" --root "$root" --work "$work" \
-  ${E2E_ONLY:+--only "$E2E_ONLY"}
+  ${E2E_ONLY:+--only "$E2E_ONLY"} ${E2E_DIALECTS:+--dialects "$E2E_DIALECTS"}

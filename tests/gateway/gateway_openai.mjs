@@ -354,6 +354,38 @@ await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_leg
   }
 }
 
+// 4c. tool_choice on Ollama (no grammar, but a JSON schema in `format`): the calls are asked for as
+// {"tool_calls": [{"name", "arguments"}]} under the tools' schemas and read back as calls, streamed
+// as generated; with --backend-grammar none, checked and retried as for other backends without one.
+{
+  for (const [label, gw] of [['ollama', gwG], ['ollama-chat', gwC]]) {
+    const r = await whole(client(gw.port), ask('json_calls', { tool_choice: 'required' }));
+    const b = await lastBody();
+    check(isDeepStrictEqual(callsOf(r.calls), [['get_weather', { city: 'Paris' }]]) && r.finish === 'tool_calls', `${label} tool_choice required: the JSON calls read back`, r);
+    const f = b.format ?? {};
+    const items = f.properties?.tool_calls?.items;
+    const names = (items?.anyOf ?? [items]).map((i) => i?.properties?.name?.enum?.[0]);
+    check(f.type === 'object' && isDeepStrictEqual(f.required, ['tool_calls']) && isDeepStrictEqual(names, TOOLS.map((t) => t.function.name)) &&
+          isDeepStrictEqual(items.anyOf[0].properties.arguments, TOOLS[0].function.parameters) && f.properties.tool_calls.maxItems === 8,
+          `${label} tool_choice required: format is the calls' JSON schema`, f);
+    const text = JSON.stringify(b.messages ?? b.prompt);
+    check(text.includes('{\\"tool_calls\\"'), `${label} tool_choice required: the prompt asks for the JSON object`, text.slice(-300));
+    const s = await streamed(client(gw.port), ask('json_calls', { tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false }));
+    const fn = (await lastBody()).format ?? {};
+    check(isDeepStrictEqual(callsOf(s.calls), [['get_weather', { city: 'Paris' }]]) && s.finish === 'tool_calls', `${label} named tool_choice (stream): the call`, s);
+    check(fn.properties?.tool_calls?.maxItems === 1 && fn.properties.tool_calls.items?.properties?.name?.enum?.[0] === 'get_weather',
+          `${label} named tool_choice, parallel_tool_calls false: one call of that tool only`, fn);
+  }
+  const before = (await stats()).requests;
+  const plainG = await whole(client(gwG.port), ask('hermes_two'));
+  check(!('format' in (await lastBody())) && plainG.calls.length === 2, 'ollama tool_choice auto: no format, the dialect parses the answer', plainG);
+  const gwN = await gateway(beUrl, 'ollama', ['--backend-grammar', 'none']);
+  const n = await whole(client(gwN.port), ask('complies_on_retry', { tool_choice: 'required' }));
+  check(isDeepStrictEqual(callsOf(n.calls), [['get_weather', { city: 'Paris' }]]) && !('format' in (await lastBody())),
+        'ollama --backend-grammar none: no format, checked and retried', n);
+  check((await stats()).requests - before === 3, 'ollama --backend-grammar none: exactly one retry');
+}
+
 // 5. Multi-turn: a tool result rendered by the template.
 {
   const c = client(gwL.port);

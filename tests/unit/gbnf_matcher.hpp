@@ -4,9 +4,14 @@
 // the {m} {m,} {m,n} repetitions.
 // matches() says whether the whole text derives from `root`: a set-of-end-positions recogniser
 // memoised per (rule, position), so ambiguity costs nothing and right recursion is fine.
+// sample() writes a random text the grammar admits (what a random-weight model constrained by it
+// could write): alternatives, repetitions and code points chosen at random, code points of a
+// negated class from characters that trip parsers (markup, quotes, whitespace, multi-byte).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <map>
 #include <memory>
 #include <set>
@@ -71,6 +76,44 @@ class Grammar {
     memo_.clear();
     text_ = text;
     return ends_rule("root", 0).count(text.size()) > 0;
+  }
+  // The most bytes the grammar derives (SIZE_MAX when unbounded: a repetition without an upper
+  // bound, or recursion).
+  size_t longest() {
+    std::set<std::string> active;
+    std::map<std::string, size_t> memo;
+    std::function<size_t(const Node&)> most = [&](const Node& n) -> size_t {
+      auto add = [](size_t a, size_t b) { return a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b; };
+      switch (n.kind) {
+        case Node::Lit: return n.text.size();
+        case Node::Class: return 4;
+        case Node::Ref: {
+          if (auto it = memo.find(n.text); it != memo.end()) return it->second;
+          if (!active.insert(n.text).second) return SIZE_MAX;
+          size_t m = most(*rules_.at(n.text));
+          active.erase(n.text);
+          return memo[n.text] = m;
+        }
+        case Node::Seq: { size_t t = 0; for (const auto& k : n.kids) t = add(t, most(*k)); return t; }
+        case Node::Alt: { size_t m = 0; for (const auto& k : n.kids) m = std::max(m, most(*k)); return m; }
+        case Node::Opt: return most(*n.kids[0]);
+        case Node::Star: case Node::Plus: return most(*n.kids[0]) == 0 ? 0 : SIZE_MAX;
+        case Node::Rep: {
+          size_t k = most(*n.kids[0]);
+          if (k == 0 || n.max == 0) return 0;
+          return n.max == SIZE_MAX || k == SIZE_MAX || k > SIZE_MAX / n.max ? SIZE_MAX : k * n.max;
+        }
+      }
+      return SIZE_MAX;
+    };
+    return most(*rules_.at("root"));
+  }
+  // A random text of the grammar; past `budget` bytes it takes the shortest way to the end.
+  std::string sample(std::mt19937& rng, size_t budget = 400) {
+    if (min_len_.empty()) shortest();
+    std::string out;
+    gen(*rules_.at("root"), rng, budget, out);
+    return out;
   }
 
  private:
@@ -246,7 +289,94 @@ class Grammar {
     return memo_[key] = ends(*r->second, pos);
   }
 
+  // The fewest bytes each rule derives (a fixed point over the rules; recursion without an exit
+  // stays at "infinite").
+  static constexpr size_t kInf = SIZE_MAX / 4;
+  size_t min_len(const Node& n) const {
+    switch (n.kind) {
+      case Node::Lit: return n.text.size();
+      case Node::Class: return 1;
+      case Node::Ref: { auto it = min_len_.find(n.text); return it == min_len_.end() ? kInf : it->second; }
+      case Node::Seq: { size_t t = 0; for (const auto& k : n.kids) t = std::min(kInf, t + min_len(*k)); return t; }
+      case Node::Alt: { size_t m = kInf; for (const auto& k : n.kids) m = std::min(m, min_len(*k)); return m; }
+      case Node::Opt: case Node::Star: return 0;
+      case Node::Plus: return min_len(*n.kids[0]);
+      case Node::Rep: return n.min == 0 ? 0 : std::min(kInf, n.min * min_len(*n.kids[0]));
+    }
+    return kInf;
+  }
+  void shortest() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [name, n] : rules_) {
+        size_t m = min_len(*n);
+        auto it = min_len_.find(name);
+        if (it == min_len_.end() || m < it->second) { min_len_[name] = m; changed = true; }
+      }
+    }
+  }
+  static void put_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) out += static_cast<char>(cp);
+    else if (cp < 0x800) { out += static_cast<char>(0xC0 | cp >> 6); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+    else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | cp >> 12); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | cp >> 18); out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  void gen(const Node& n, std::mt19937& rng, size_t budget, std::string& out) {
+    bool cheap = out.size() > budget;
+    auto coin = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+    switch (n.kind) {
+      case Node::Lit: out += n.text; return;
+      case Node::Class: {
+        static const uint32_t pool[] = {'a', 'Z', '7', '0', ' ', '\n', '\t', '\r', '<', '>', '/', '=', '"', '\'', '\\', '{', '}',
+                                        '[', ']', ',', ':', '|', '-', '_', '.', '`', 0xE9, 0x4E2D, 0x1F600, 0xFF5C};
+        auto in = [&](uint32_t c) {
+          bool hit = false;
+          for (auto [lo, hi] : n.ranges) hit = hit || (c >= lo && c <= hi);
+          return hit != n.negated;
+        };
+        std::vector<uint32_t> ok;
+        for (uint32_t c : pool) if (in(c)) ok.push_back(c);
+        if (!n.negated && (ok.empty() || coin(50))) {
+          auto [lo, hi] = n.ranges[rng() % n.ranges.size()];
+          put_utf8(out, lo + static_cast<uint32_t>(rng() % (hi - lo + 1)));
+        } else {
+          put_utf8(out, ok.at(rng() % ok.size()));
+        }
+        return;
+      }
+      case Node::Ref: gen(*rules_.at(n.text), rng, budget, out); return;
+      case Node::Seq: for (const auto& k : n.kids) gen(*k, rng, budget, out); return;
+      case Node::Alt: {
+        size_t pick = rng() % n.kids.size();
+        if (cheap)
+          for (size_t i = 0; i < n.kids.size(); ++i) if (min_len(*n.kids[i]) < min_len(*n.kids[pick])) pick = i;
+        gen(*n.kids[pick], rng, budget, out);
+        return;
+      }
+      case Node::Opt: if (!cheap && coin(60)) gen(*n.kids[0], rng, budget, out); return;
+      case Node::Star: case Node::Plus: {
+        size_t k = n.kind == Node::Plus ? 1 : 0;
+        while (out.size() <= budget && coin(70)) ++k;
+        for (size_t i = 0; i < k; ++i) gen(*n.kids[0], rng, budget, out);
+        return;
+      }
+      case Node::Rep: {
+        // Often the most the repetition allows (where bounds are broken), else a few.
+        size_t hi = n.max == SIZE_MAX ? n.min + 8 : n.max;
+        size_t k = cheap ? n.min : coin(30) ? hi : n.min + rng() % (std::min(hi, n.min + 8) - n.min + 1);
+        for (size_t i = 0; i < k; ++i) gen(*n.kids[0], rng, budget, out);
+        return;
+      }
+    }
+  }
+
   std::map<std::string, std::unique_ptr<Node>> rules_;
+  std::map<std::string, size_t> min_len_;
   std::set<std::string> refs_;
   std::map<std::pair<std::string, size_t>, std::set<size_t>> memo_;
   std::string s_, text_;

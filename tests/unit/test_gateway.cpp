@@ -221,6 +221,11 @@ TEST(GatewayBackend, RequestBodies) {
   EXPECT_NE(openai_with(GrammarForm::Vllm).find(R"("structured_outputs": {"grammar": "root ::= \"x\""})"), std::string::npos);
   EXPECT_NE(openai_with(GrammarForm::Sglang).find(R"("ebnf": "root ::= \"x\"")"), std::string::npos);
   EXPECT_FALSE(protocol_for(BackendKind::LlamaCpp, "", GrammarForm::None).body(g, "m").find("grammar") != std::string::npos);
+  // Ollama takes no grammar but a JSON schema in `format` (tool_choice asks for the calls in it).
+  EXPECT_EQ(protocol_for(BackendKind::OllamaGenerate, "").grammar, GrammarForm::None);
+  EXPECT_TRUE(protocol_for(BackendKind::OllamaChat, "").calls_as_json);
+  EXPECT_FALSE(protocol_for(BackendKind::OllamaChat, "", GrammarForm::None).calls_as_json);
+  EXPECT_FALSE(protocol_for(BackendKind::LlamaCpp, "").calls_as_json);
   Value ol = json::parse(protocol_for(BackendKind::OllamaGenerate, "").body(g, "m"));
   EXPECT_EQ(json::dumps(ol), R"({"model": "m", "prompt": "P", "raw": true, "stream": true, "options": {"num_predict": 8, "stop": ["Observation:"], "temperature": 0.5}})");
 }

@@ -240,9 +240,12 @@ TEST(Gbnf, RawTextAndIdsAreBounded) {
   Value tools = json::parse(R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
       "properties": {"q": {"type": "string", "maxLength": 3}}, "required": ["q"]}}}])");
   Grammar coder(*dialects::find("qwen3_coder")->grammar(tools, {}));
-  auto q = [](const std::string& v) { return "<tool_call>\n<function=f>\n<parameter=q>" + v + "</parameter>\n</function>\n</tool_call>"; };
+  // The value sits between the two newlines the parser trims (so they count for nothing).
+  auto q = [](const std::string& v) { return "<tool_call>\n<function=f>\n<parameter=q>\n" + v + "\n</parameter>\n</function>\n</tool_call>"; };
   EXPECT_TRUE(coder.matches(q("abc")));
+  EXPECT_TRUE(coder.matches(q("\nb")));
   EXPECT_FALSE(coder.matches(q("abcd")));
+  EXPECT_FALSE(coder.matches(q("a<c")));
   Grammar mistral(*dialects::find("mistral")->grammar(tools, {}));
   EXPECT_TRUE(mistral.matches(R"([TOOL_CALLS][{"name": "f", "arguments": {"q": "x"}, "id": "abc123XYZ"}])"));
   EXPECT_FALSE(mistral.matches("[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}, \"id\": \"" + std::string(41, 'a') + "\"}]"));
