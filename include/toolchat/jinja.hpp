@@ -52,9 +52,9 @@ class Template {
 
   // Renders with the given variables (a dict: messages, tools, add_generation_prompt,
   // special tokens, kwargs). Throws Error with the Python exception class Jinja2 raises.
-  // One thread at a time per Template (and per value graph): renders share the compiled
-  // tree's reference-counted constants and a scratch hint (the previous output size); to
-  // render in parallel, compile one Template per thread.
+  // Thread safety: any number of threads may render one Template at once (its constants are
+  // frozen at compile time, its lookup hints are atomic guesses). `variables` is read but its
+  // reference counts are not atomic: each thread renders its own value graph.
   RenderResult render(const Value& variables, const RenderOptions& opts = {}) const;
 
   const std::string& source() const;

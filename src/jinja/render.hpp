@@ -2,6 +2,7 @@
 // access rules. One Interp per render call.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "jinja/builtins.hpp"
 #include "jinja/parser.hpp"
 #include "toolchat/jinja.hpp"
+#include "value/frozen.hpp"
 
 namespace toolchat::jinja {
 
@@ -27,9 +29,14 @@ struct CompiledTemplate {
   std::vector<Value> globals;       // by symbol id: the global of that name, or Undefined
   std::vector<const BodyStmt*> blocks;  // {% block %} statements in source order
   size_t n_maybe_global = 0;        // how many maybe_global entries are set
-  // Output capacity to reserve: the size of the previous render's output (a Template is
-  // rendered by one thread at a time, see include/toolchat/jinja.hpp).
-  mutable size_t out_hint = 0;
+  std::vector<Value> undefined_var; // by symbol id: the Undefined of that name when it is not defined
+  // Output capacity to reserve: about the size of a previous render's output (renders on
+  // several threads share it; any value is only a guess).
+  mutable std::atomic<size_t> out_hint{0};
+  // Every Value above and in the tree (constants, Undefineds, globals), frozen once compiled:
+  // renders on several threads copy them without touching their counts. Declared last so
+  // that it thaws them before the members holding them are destroyed.
+  FrozenValues frozen;
 };
 
 // A variable scope. Reference counted because macros keep their defining scope alive
@@ -273,8 +280,7 @@ class Interp final : public Renderer {
   const Value* resolve(int sym);
   Value lookup(const NameExpr* n) {
     if (const Value* v = find_name(n)) return *v;
-    if (!n->missing.obj()) n->missing = Value::undefined_var(n->name);
-    return n->missing;
+    return t_.undefined_var[static_cast<size_t>(n->sym)];
   }
   const Value* borrow(const Expr* e);
   Value eval_compare(const CompareExpr* c);

@@ -80,9 +80,11 @@ Value Interp::make_macro(const MacroDef* def) {
 }
 
 RenderResult Interp::run() {
-  top_out_.reserve(t_.out_hint < 256 ? 256 : t_.out_hint);
+  size_t hint = t_.out_hint.load(std::memory_order_relaxed);
+  top_out_.reserve(hint < 256 ? 256 : hint);
   exec_body(t_.root);
-  t_.out_hint = std::min<size_t>(top_out_.size() + top_out_.size() / 8, size_t{1} << 20);
+  size_t next = std::min<size_t>(top_out_.size() + top_out_.size() / 8, size_t{1} << 20);
+  if (next != hint) t_.out_hint.store(next, std::memory_order_relaxed);
   RenderResult r;
   r.text = std::move(top_out_);
   r.generation_spans = std::move(spans_);

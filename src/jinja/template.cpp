@@ -92,6 +92,12 @@ class Resolver {
       case EK::Cond: {
         auto* c = static_cast<CondExpr*>(e);
         c->line = static_cast<uint32_t>(src_.line_col(c->pos).first);
+        if (!c->otherwise) {
+          auto* u = new UndefinedObj();
+          u->hint = "the inline if-expression on line " + std::to_string(c->line) +
+                    " evaluated to false and no else section was defined.";
+          c->missing = Value(u);
+        }
         expr(c->test, true); expr(c->then, true); expr(c->otherwise, true);
         return;
       }
@@ -356,6 +362,28 @@ void Resolver::scan_names(const Body& b, MacroDef& d) {
   sc.body(b);
 }
 
+// Every Value renders share: after this, rendering on several threads at once touches no
+// reference count and fills no cache of the compiled template's values.
+void freeze_shared_values(CompiledTemplate& ct) {
+  FrozenValues& fz = ct.frozen;
+  for (const auto& e : ct.arena.exprs) {
+    switch (e->kind) {
+      case EK::Const: fz.freeze(static_cast<const ConstExpr*>(e.get())->value); break;
+      case EK::Getattr: {
+        auto* g = static_cast<const GetattrExpr*>(e.get());
+        fz.freeze(g->attr_value);
+        fz.freeze(g->dict_missing);
+        break;
+      }
+      case EK::Getitem: fz.freeze(static_cast<const GetitemExpr*>(e.get())->dict_missing); break;
+      case EK::Cond: fz.freeze(static_cast<const CondExpr*>(e.get())->missing); break;
+      default: break;
+    }
+  }
+  for (const Value& v : ct.globals) fz.freeze(v);
+  for (const Value& v : ct.undefined_var) fz.freeze(v);
+}
+
 }  // namespace
 
 Template Template::compile(std::string_view source, std::string name, const EngineLimits& limits) {
@@ -390,8 +418,10 @@ Template Template::compile(std::string_view source, std::string name, const Engi
       ct->globals.push_back(n == "strftime_now" ? Value() : g);
       if (ct->maybe_global.back()) ++ct->n_maybe_global;
     }
+    for (const auto& n : ct->syms.names) ct->undefined_var.push_back(Value::undefined_var(n));
     fold_constants(*ct);
     LoopControlCheck().run(ct->root);
+    freeze_shared_values(*ct);
   } catch (Error& e) {
     if (e.has_position() && !e.source()) {
       size_t off = e.offset();

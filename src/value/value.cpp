@@ -116,6 +116,10 @@ int64_t DictObj::slot_of(const Value& key) const {
   return -1;
 }
 
+void DictObj::build_index() const {
+  if (entries.size() >= kIndexThreshold && indexed_ != entries.size()) rebuild_index();
+}
+
 void DictObj::rebuild_index() const {
   size_t cap = 16;
   while (cap < entries.size() * 2) cap <<= 1;
