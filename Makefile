@@ -127,4 +127,4 @@ fuzz:
 	[ $$found = 1 ] || echo "fuzz: no libFuzzer targets yet (fuzz/*.cpp)"
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

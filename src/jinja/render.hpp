@@ -175,6 +175,7 @@ class SwapIn {
 
 class Interp final : public Renderer {
  public:
+  // `vars` and `opts` must outlive the Interp (it keeps references).
   Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts);
   ~Interp() override;
   RenderResult run();
@@ -190,7 +191,7 @@ class Interp final : public Renderer {
   Value call_filter(std::string_view name, const Value& v, CallArgs& args) override;
   bool call_test(std::string_view name, const Value& v, CallArgs& args) override;
   void charge(uint64_t n) override;
-  const RenderLimits& limits() const override { return limits_; }
+  const EngineLimits& limits() const override { return t_.limits; }
 
   Value call_macro(MacroObj& m, CallArgs& args);
   // self.<name>: the block's reference, or nullptr-like Undefined when there is none.
@@ -203,8 +204,8 @@ class Interp final : public Renderer {
 
  private:
   const CompiledTemplate& t_;
-  RenderLimits limits_;
-  GlobalsConfig globals_;
+  const EngineLimits& limits_;
+  const RenderOptions& opts_;
   // By symbol id: the render variable or global of that name, resolved on first use
   // (nullptr: not resolved yet). Points into `vars_`, the template's globals or made_.
   std::vector<const Value*> ctx_;

@@ -12,19 +12,8 @@ namespace {
 Value list_of(std::vector<Value> v) { return Value::list(std::move(v)); }
 }  // namespace
 
-Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts) : t_(t), vars_(vars) {
-  limits_.max_output_bytes = t.limits.max_output_bytes;
-  limits_.max_steps = t.limits.max_steps;
-  limits_.max_call_depth = t.limits.max_call_depth;
-  limits_.max_value_bytes = t.limits.max_value_bytes;
-  globals_.fixed_now = opts.fixed_now;
-  globals_.year = opts.year;
-  globals_.month = opts.month;
-  globals_.day = opts.day;
-  globals_.hour = opts.hour;
-  globals_.minute = opts.minute;
-  globals_.second = opts.second;
-  globals_.microsecond = opts.microsecond;
+Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts)
+    : t_(t), limits_(t.limits), opts_(opts), vars_(vars) {
   // Names resolve on first use (resolve()): render variables over globals.
   ctx_ = ctx_pool.take();
   ctx_.assign(t.syms.names.size(), nullptr);
@@ -41,7 +30,7 @@ const Value* Interp::resolve(int sym) {
   if (!v) {
     if (t_.maybe_global[i]) {
       if (t_.syms.names[i] == "self") made_.push_back(Value(new TemplateRefObj(this)));
-      else made_.push_back(make_global(t_.syms.names[i], globals_));
+      else made_.push_back(make_global(t_.syms.names[i], opts_));
       v = &made_.back();
     } else {
       v = &t_.globals[i];

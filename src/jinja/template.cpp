@@ -400,16 +400,14 @@ Template Template::compile(std::string_view source, std::string name, const Engi
     Error lex_error(ErrorKind::TemplateSyntaxError, "");
     std::vector<Token> tokens = tokenize(src->text, LexOptions{}, &lex_error);
     bool lex_failed = !lex_error.message().empty() || lex_error.has_position();
-    ParseLimits pl;
-    pl.max_depth = limits.max_parse_depth;
-    parse_template(tokens, ct->arena, ct->syms, ct->root, pl, lex_failed ? &lex_error : nullptr);
+    parse_template(tokens, ct->arena, ct->syms, ct->root, limits, lex_failed ? &lex_error : nullptr);
     if (lex_failed) throw lex_error;  // the parser stopped short of it
     Resolver resolver(ct->syms, *src);
     resolver.block_stmts = &ct->blocks;
     resolver.body(ct->root, false);
     auto it = ct->syms.ids.find("loop");
     ct->loop_sym = it == ct->syms.ids.end() ? -1 : it->second;
-    GlobalsConfig probe;
+    RenderOptions probe;
     for (const auto& n : ct->syms.names) {
       Value g = make_global(n, probe);
       // Global functions are stateless except the clock of strftime_now, made per render.

@@ -193,6 +193,9 @@ const char* error_kind_name(ErrorKind k) {
     case ErrorKind::UnicodeDecodeError: return "UnicodeDecodeError";
     case ErrorKind::LookupError: return "LookupError";
     case ErrorKind::UnicodeEncodeError: return "UnicodeEncodeError";
+    case ErrorKind::OSError: return "OSError";
+    case ErrorKind::ConfigError: return "ConfigError";
+    case ErrorKind::ApiError: return "ApiError";
     case ErrorKind::InternalError: return "InternalError";
   }
   return "Error";
