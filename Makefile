@@ -5,6 +5,7 @@
 #   make run         deps + build + render the bundled Qwen2.5 example
 #   make test        build + every test (ctest) in build/
 #   make test-asan   ASan + UBSan build in build-asan/ + the tests not labelled "slow"
+#   make test-tsan   ThreadSanitizer build in build-tsan/ of the threaded render test only
 #   make e2e         the gateway against a real llama-server (tests/e2e/; builds llama-server from the
 #                    snapshot in ../shared/third_party/ into build-e2e/, or LLAMA_SERVER=/path)
 #   make bench       build with the benchmarks, then bench/run.sh
@@ -19,6 +20,7 @@ SHELL := /bin/bash
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 E2E_BUILD  ?= build-e2e
 JOBS       ?= 2
@@ -40,7 +42,7 @@ DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 
-.PHONY: deps build run test test-asan e2e bench bench-llama fuzz-diff fuzz tokenize-fuzz clean
+.PHONY: deps build run test test-asan test-tsan e2e bench bench-llama fuzz-diff fuzz tokenize-fuzz clean
 
 deps:
 	@missing=""; \
@@ -83,6 +85,15 @@ test-asan:
 	ulimit -s 262144 2>/dev/null || true; cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE slow
 
+# Only the libraries render_threads needs are built (value, jinja, chat): every corpus template
+# rendered from 4 threads at once, ThreadSanitizer failing the run on any data race.
+test-tsan:
+	$(CONFIGURE) -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DTOOLCHAT_TSAN=ON
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target render_threads
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ./$(TSAN_BUILD)/render_threads --threads 4 --rounds 1
+
 # Keep $(E2E_BUILD) between runs: llama-server is built there once (ccache makes a rebuild quick).
 e2e: build
 	JOBS=$(JOBS) bash tests/e2e/run.sh $(BUILD)/toolchat $(E2E_BUILD)
@@ -121,4 +132,4 @@ fuzz:
 	[ $$found = 1 ] || echo "fuzz: no libFuzzer targets yet (fuzz/*.cpp)"
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

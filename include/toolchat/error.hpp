@@ -1,6 +1,8 @@
-// One error type for the whole engine: the Python exception class Jinja2 would raise,
-// its message word for word, and where in the template it happened (attached once,
-// innermost wins; line/column are computed only when the error is formatted).
+// One error type for the whole library: its kind (for template errors the Python exception class
+// Jinja2 would raise, message word for word), and where in the template it happened (attached
+// once, innermost wins; line/column are computed only when the error is formatted). Every error
+// the library throws is an Error or derives from it: the gateway's gateway::ApiError is an Error
+// of kind ApiError that also carries its HTTP status and OpenAI error object.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,9 @@ enum class ErrorKind : uint8_t {
   UnicodeDecodeError,   // input bytes that are not UTF-8 (Python's codec message)
   LookupError,          // str.encode with an unknown codec
   UnicodeEncodeError,   // str.encode to a codec that cannot hold a character
+  OSError,              // a file or stream could not be opened, read, written or bound (the OS's reason)
+  ConfigError,          // a setting that cannot work: an unknown backend kind or dialect, no chat template
+  ApiError,             // gateway::ApiError: a request refused or failed, with an HTTP status
   InternalError
 };
 

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "toolchat/error.hpp"
+
 namespace toolchat::gateway {
 
 enum class BackendKind { LlamaCpp, OpenAI, OllamaGenerate, OllamaChat };
@@ -105,7 +107,7 @@ struct Config {
 // ApiError; the server writes it as is. Types follow OpenAI's: invalid_request_error for the
 // client's mistakes, server_error for what went wrong on our side or the backend's (unreachable,
 // failed, overloaded, answered wrongly).
-struct ApiError : std::exception {
+struct ApiError : Error {
   int status = 400;
   std::string message;
   std::string type = "invalid_request_error";
@@ -114,11 +116,13 @@ struct ApiError : std::exception {
   std::string retry_after;  // non-empty: sent as the Retry-After header (503)
 
   ApiError(int s, std::string msg, std::string t, std::string p = "", std::string c = "")
-      : status(s), message(std::move(msg)), type(std::move(t)), param(std::move(p)), code(std::move(c)) {}
+      : Error(ErrorKind::ApiError, msg), status(s), message(std::move(msg)), type(std::move(t)), param(std::move(p)),
+        code(std::move(c)) {}
   const char* what() const noexcept override { return message.c_str(); }
   // {"error": {...}} as compact JSON.
   std::string body() const;
-  // The metrics label for this error ("invalid_request", "backend_unreachable", ...).
+  // The metrics label for this error ("invalid_request", "backend_unreachable", ...); hides
+  // Error::kind(), which is ErrorKind::ApiError.
   const std::string& kind() const { return code.empty() ? type : code; }
 };
 

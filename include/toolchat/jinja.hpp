@@ -20,6 +20,8 @@
 
 namespace toolchat::jinja {
 
+// Limits for untrusted templates, fixed when a template is compiled: a violation is an
+// Error(LimitError), except call depth, which raises RecursionError as Python does.
 struct EngineLimits {
   size_t max_template_bytes = 8u << 20;   // template source size
   size_t max_parse_depth = 256;           // nesting of statements and expressions
@@ -29,8 +31,10 @@ struct EngineLimits {
   size_t max_value_bytes = 64u << 20;     // one string or list built while rendering
 };
 
+// Per-render settings. strftime_now's clock: a fixed instant by default, so that a render is
+// reproducible (the instant the corpus goldens use); fixed_now = false reads the real clock in
+// local time, as transformers does (the gateway does; the CLI with `--now real`).
 struct RenderOptions {
-  // strftime_now's clock: nullptr-like "real" when !fixed_now.
   bool fixed_now = true;
   int year = 2026, month = 1, day = 15, hour = 9, minute = 30, second = 0, microsecond = 0;
 };
@@ -52,9 +56,9 @@ class Template {
 
   // Renders with the given variables (a dict: messages, tools, add_generation_prompt,
   // special tokens, kwargs). Throws Error with the Python exception class Jinja2 raises.
-  // One thread at a time per Template (and per value graph): renders share the compiled
-  // tree's reference-counted constants and a scratch hint (the previous output size); to
-  // render in parallel, compile one Template per thread.
+  // Thread safety: any number of threads may render one Template at once (its constants are
+  // frozen at compile time, its lookup hints are atomic guesses). `variables` is read but its
+  // reference counts are not atomic: each thread renders its own value graph.
   RenderResult render(const Value& variables, const RenderOptions& opts = {}) const;
 
   const std::string& source() const;

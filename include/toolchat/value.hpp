@@ -9,7 +9,9 @@
 // Ownership: a Value is a handle; copies share the heap object (strings, lists, dicts) through a
 // reference count, and the last handle frees it. Containers are treated as immutable once shared.
 // Thread safety: the reference count is not atomic, so a value graph belongs to one thread at a
-// time (copy it with json::parse(json::dumps(v)) to hand it to another thread).
+// time (copy it with json::parse(json::dumps(v)) to hand it to another thread). The one
+// exception is a frozen graph (a compiled template's constants): its objects are never counted
+// nor changed, so any number of threads may read and copy it at once.
 // Errors: the checked accessors (get_*, at) throw Error with the Python exception a template
 // would see (TypeError, KeyError, IndexError); the unchecked ones (as_*, str(), items(),
 // dict_obj()) assume the caller tested the type first.
@@ -38,13 +40,19 @@ enum class ObjKind : uint8_t {
   TemplateRef, BlockRef       // Jinja2's `self` and its blocks (engine)
 };
 
+class Value;
+
 struct Obj {
-  uint32_t rc = 0;
+  // Handles to this object; negative while it is frozen (see FrozenValues, src/value/frozen.hpp):
+  // then handles neither count nor free it, so threads can share it without atomics.
+  int32_t rc = 0;
   ObjKind kind;
   explicit Obj(ObjKind k) : kind(k) {}
   virtual ~Obj() = default;
   // repr() of engine objects (namespace, macro, loop ...); str() is the same for them.
   virtual void append_repr(std::string& out) const { out += "<object>"; }
+  // The Values an engine object holds (bound receiver, state, items), for freezing a graph.
+  virtual void held_values(std::vector<const Value*>& out) const { (void)out; }
   Obj(const Obj&) = delete;
   Obj& operator=(const Obj&) = delete;
 };
@@ -180,10 +188,16 @@ class Value {
 
  private:
   void retain() const noexcept {
-    if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) ++u_.p->rc;
+    if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) {
+      Obj* p = u_.p;
+      if (p->rc >= 0) ++p->rc;
+    }
   }
   void release() noexcept {
-    if ((t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) && --u_.p->rc == 0) delete u_.p;
+    if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) {
+      Obj* p = u_.p;
+      if (p->rc >= 0 && --p->rc == 0) delete p;
+    }
   }
   int64_t int_like_slow() const;   // bigint.cpp
   double bigint_to_double() const;  // bigint.cpp
@@ -199,6 +213,9 @@ struct DictObj final : Obj {
   const Value* find(std::string_view key) const;
   void set(Value key, Value value);  // replaces in place, or appends
   size_t size() const { return entries.size(); }
+  // Builds the lookup index now, so that later lookups only read (a frozen dict is shared
+  // between threads).
+  void build_index() const;
   // find(key) starting from a caller-kept slot guess: dicts of one shape (the messages of a
   // conversation) hold a key at the same slot, so one comparison usually settles it.
   const Value* find_hinted(std::string_view key, uint32_t& hint) const {

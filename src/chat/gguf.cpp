@@ -346,7 +346,7 @@ GgufMetadata parse_gguf(std::string_view bytes, const GgufReadOptions& opts, con
 GgufMetadata read_gguf(const std::string& path, const GgufReadOptions& opts) {
   uint64_t size = files::check_readable(path);  // the OS's reason: missing, no permission, a directory
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::ValueError, path + ": cannot open file");
+  if (!in) throw Error(ErrorKind::OSError, path + ": cannot open file");
   Reader r(&in, size, path, opts.limits);
   return parse(r, opts);
 }

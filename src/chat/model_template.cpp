@@ -56,7 +56,7 @@ ModelTemplate ModelTemplate::from_sources(std::vector<std::pair<std::string, std
                                           Value special_tokens, const jinja::EngineLimits& limits) {
   TemplateSet set;
   for (auto& [n, s] : templates) set.put(n, std::move(s), true);
-  if (set.templates.empty()) throw Error(ErrorKind::ValueError, "no chat template given");
+  if (set.templates.empty()) throw Error(ErrorKind::ConfigError, "no chat template given");
   if (!special_tokens.is_dict()) throw Error(ErrorKind::TypeError, "special tokens must be a dict");
   set.special_tokens = std::move(special_tokens);
   ModelTemplate m;
@@ -72,7 +72,7 @@ std::vector<std::string> ModelTemplate::names() const {
 
 const std::string& ModelTemplate::source(const std::string& name) const {
   if (const std::string* s = impl_->set.find(name)) return *s;
-  throw Error(ErrorKind::ValueError, "no template named " + string_repr(name));
+  throw Error(ErrorKind::ConfigError, "no template named " + string_repr(name));
 }
 
 const Value& ModelTemplate::special_tokens() const { return impl_->set.special_tokens; }

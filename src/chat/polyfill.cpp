@@ -304,7 +304,7 @@ PolyfillOptions polyfill_options_from_list(std::string_view list) {
     bool found = false;
     for (auto& [n, p] : names)
       if (item == n) { *p = on; found = true; }
-    if (!found) throw Error(ErrorKind::ValueError, "unknown polyfill '" + item + "'");
+    if (!found) throw Error(ErrorKind::ConfigError, "unknown polyfill '" + item + "'");
   }
   return o;
 }

@@ -36,12 +36,13 @@ PreparedCase prepare_case(const Value& context, const Value& special_tokens) {
   if (truthy(cont) && truthy(add_gen))
     throw Error(ErrorKind::ValueError, "continue_final_message and add_generation_prompt are exclusive");
   pc.continue_final = truthy(cont);
-  Value vars = Value::dict();
+  Value vars = DictBuilder()
+                   .add("messages", pc.messages)
+                   .add("tools", tools)
+                   .add("documents", documents)
+                   .add("add_generation_prompt", add_gen)
+                   .build();
   auto& v = vars.dict_obj();
-  v.set(Value::string("messages"), pc.messages);
-  v.set(Value::string("tools"), tools);
-  v.set(Value::string("documents"), documents);
-  v.set(Value::string("add_generation_prompt"), add_gen);
   if (special_tokens.is_dict())
     for (const auto& [k, val] : special_tokens.dict_obj().entries) v.set(k, val);
   if (own_tokens.is_dict())
@@ -120,19 +121,11 @@ CaseResult render_case(std::string_view source, const Value& context, const Valu
 }
 
 Value case_result_json(const CaseResult& r) {
-  Value out = Value::dict();
-  auto& d = out.dict_obj();
-  if (r.ok) {
-    d.set(Value::string("text"), Value::string(r.text));
-    std::vector<Value> spans;
-    for (auto [a, b] : r.spans)
-      spans.push_back(Value::list({Value::integer(static_cast<int64_t>(a)), Value::integer(static_cast<int64_t>(b))}));
-    d.set(Value::string("generation_spans"), Value::list(std::move(spans)));
-  } else {
-    d.set(Value::string("error"), Value::string(r.error));
-    d.set(Value::string("message"), Value::string(r.message));
-  }
-  return out;
+  if (!r.ok) return DictBuilder().add("error", r.error).add("message", r.message).build();
+  ListBuilder spans;
+  for (auto [a, b] : r.spans)
+    spans.add(ListBuilder().add(static_cast<int64_t>(a)).add(static_cast<int64_t>(b)).build());
+  return DictBuilder().add("text", r.text).add("generation_spans", spans.build()).build();
 }
 
 }  // namespace toolchat::chat

@@ -65,16 +65,15 @@ Value read_tools_file(const std::string& path) {
 }
 
 Value rendered_json(const Rendered& r) {
-  Value out = Value::dict();
-  auto& d = out.dict_obj();
-  d.set(Value::string("text"), Value::string(r.text));
-  std::vector<Value> gen, msg;
-  for (auto [a, b] : r.generation_spans) gen.push_back(pair(a, b));
-  for (const auto& s : r.message_spans) msg.push_back(s ? pair(s->cp_begin, s->cp_end) : Value::none());
-  d.set(Value::string("generation_spans"), Value::list(std::move(gen)));
-  d.set(Value::string("message_spans"), Value::list(std::move(msg)));
-  d.set(Value::string("template"), Value::string(r.template_name));
-  return out;
+  ListBuilder gen, msg;
+  for (auto [a, b] : r.generation_spans) gen.add(pair(a, b));
+  for (const auto& s : r.message_spans) msg.add(s ? pair(s->cp_begin, s->cp_end) : Value::none());
+  return DictBuilder()
+      .add("text", r.text)
+      .add("generation_spans", gen.build())
+      .add("message_spans", msg.build())
+      .add("template", r.template_name)
+      .build();
 }
 
 }  // namespace toolchat::chat

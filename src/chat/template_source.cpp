@@ -144,7 +144,7 @@ TemplateSet load_templates(const std::string& path) {
     set.put("default", read_file(p), true);
     set.origins.emplace_back("default", path);
   }
-  if (set.templates.empty()) throw Error(ErrorKind::ValueError, "no chat template in " + path);
+  if (set.templates.empty()) throw Error(ErrorKind::ConfigError, "no chat template in " + path);
   for (const auto& [name, src] : set.templates)
     if (set.origin(name) == name) set.origins.emplace_back(name, path + " (template " + name + ")");
   return set;
@@ -161,13 +161,13 @@ const std::string& select_template(const TemplateSet& set, const std::optional<s
   };
   if (name) {
     if (const std::string* s = set.find(*name)) return *s;
-    throw Error(ErrorKind::ValueError, "no template named " + string_repr(*name) + "; have " + names());
+    throw Error(ErrorKind::ConfigError, "no template named " + string_repr(*name) + "; have " + names());
   }
   if (set.templates.size() == 1 && set.templates[0].first == "default") return set.templates[0].second;
   if (has_tools)
     if (const std::string* s = set.find("tool_use")) return *s;
   if (const std::string* s = set.find("default")) return *s;
-  throw Error(ErrorKind::ValueError, "several templates and none named default: " + names());
+  throw Error(ErrorKind::ConfigError, "several templates and none named default: " + names());
 }
 
 }  // namespace toolchat::chat

@@ -37,7 +37,8 @@ std::string describe_error(const Error& e) {
   if (e.source()) return e.describe();
   // File, input and setting errors read as "PATH: cannot open file: REASON"; Python's class name
   // helps only for the others (JSONDecodeError, KeyError, ...).
-  if (e.kind() == ErrorKind::ValueError) return e.message();
+  if (e.kind() == ErrorKind::ValueError || e.kind() == ErrorKind::OSError || e.kind() == ErrorKind::ConfigError)
+    return e.message();
   return std::string(error_kind_name(e.kind())) + ": " + e.message();
 }
 

@@ -19,7 +19,7 @@ BackendKind backend_kind_from_name(const std::string& n) {
   if (n == "openai") return BackendKind::OpenAI;
   if (n == "ollama") return BackendKind::OllamaGenerate;
   if (n == "ollama-chat") return BackendKind::OllamaChat;
-  throw Error(ErrorKind::ValueError, "unknown backend kind '" + n + "' (llamacpp, openai, ollama, ollama-chat)");
+  throw Error(ErrorKind::ConfigError, "unknown backend kind '" + n + "' (llamacpp, openai, ollama, ollama-chat)");
 }
 
 GrammarForm grammar_form_from_name(const std::string& n) {
@@ -28,7 +28,7 @@ GrammarForm grammar_form_from_name(const std::string& n) {
   if (n == "llamacpp" || n == "llama.cpp") return GrammarForm::LlamaCpp;
   if (n == "vllm") return GrammarForm::Vllm;
   if (n == "sglang") return GrammarForm::Sglang;
-  throw Error(ErrorKind::ValueError, "unknown backend grammar form '" + n + "' (auto, none, llamacpp, vllm, sglang)");
+  throw Error(ErrorKind::ConfigError, "unknown backend grammar form '" + n + "' (auto, none, llamacpp, vllm, sglang)");
 }
 
 const char* backend_kind_name(BackendKind k) {
@@ -77,7 +77,7 @@ struct Url {
 Url split_url(const std::string& url) {
   size_t scheme = url.find("://");
   if (scheme == std::string::npos || !(url.compare(0, scheme, "http") == 0 || url.compare(0, scheme, "https") == 0))
-    throw Error(ErrorKind::ValueError, "backend URL must start with http:// or https:// (got '" + url + "')");
+    throw Error(ErrorKind::ConfigError, "backend URL must start with http:// or https:// (got '" + url + "')");
   size_t slash = url.find('/', scheme + 3);
   Url u;
   u.scheme_host_port = url.substr(0, slash);

@@ -62,19 +62,19 @@ PromptBuilder::PromptBuilder(const Config& cfg, bool backend_takes_messages, boo
     caps_ = chat::detect_capabilities(src, sources_.special_tokens);
     for (const auto& [name, text] : sources_.templates) developer_native_ = developer_native_ || text.find("developer") != std::string::npos;
   } else if (!backend_takes_messages) {
-    throw Error(ErrorKind::ValueError, "--model is needed with a completion backend (the prompt is rendered from its template)");
+    throw Error(ErrorKind::ConfigError, "--model is needed with a completion backend (the prompt is rendered from its template)");
   }
   if (!cfg.dialect.empty()) {
     dialect_ = dialects::find(cfg.dialect);
     if (!dialect_) {
       std::string names;
       for (const auto* d : dialects::all()) names += (names.empty() ? "" : ", ") + std::string(d->name);
-      throw Error(ErrorKind::ValueError, "unknown dialect '" + cfg.dialect + "' (known: " + names + ")");
+      throw Error(ErrorKind::ConfigError, "unknown dialect '" + cfg.dialect + "' (known: " + names + ")");
     }
   } else if (has_template()) {
     dialect_ = dialects::detect(chat::select_template(sources_, std::nullopt, true), &caps_).dialect;
   } else {
-    throw Error(ErrorKind::ValueError, "--dialect is needed when no --model template is given");
+    throw Error(ErrorKind::ConfigError, "--dialect is needed when no --model template is given");
   }
   if (!dialect_) dialect_ = dialects::find("generic_json");  // a template with no tool format of its own
   // A chat backend (ollama-chat) gets plain text messages: every piece is text. --inject and ReAct

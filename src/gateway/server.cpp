@@ -409,7 +409,7 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
   else if (!svr.bind_to_port(cfg.host, port)) port = -1;
   if (port <= 0) {
     std::string why = cfg.port ? bind_problem(cfg.host, cfg.port) : "";
-    throw Error(ErrorKind::RuntimeError, why.empty() ? "cannot listen on " + cfg.host + ":" + std::to_string(cfg.port) : why);
+    throw Error(ErrorKind::OSError, why.empty() ? "cannot listen on " + cfg.host + ":" + std::to_string(cfg.port) : why);
   }
   svr.widen_backlog(1024);
 

@@ -2,6 +2,7 @@
 // names are interned to symbol ids and filters/tests resolved to functions at compile time.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,13 +32,27 @@ struct Expr {
   virtual ~Expr() = default;
 };
 
+// Where a constant key was last found in a dict (DictObj::find_hinted): dicts of one shape
+// hold it at the same slot. Renders of one template on several threads share the node, so the
+// hint is a relaxed atomic: any value is only a guess, and on x86 the load and store are plain.
+class SlotHint {
+ public:
+  const Value* find(const DictObj& d, std::string_view key) const {
+    uint32_t h = h_.load(std::memory_order_relaxed);
+    uint32_t was = h;
+    const Value* v = d.find_hinted(key, h);
+    if (h != was) h_.store(h, std::memory_order_relaxed);
+    return v;
+  }
+
+ private:
+  mutable std::atomic<uint32_t> h_{0};
+};
+
 struct ConstExpr : Expr { Value value; ConstExpr(uint32_t p, Value v) : Expr(EK::Const, p), value(std::move(v)) {} };
 struct NameExpr : Expr {
   int sym;
   std::string name;
-  // The Undefined of this name when it is not defined, built on first use (a template
-  // renders on one thread at a time).
-  mutable Value missing;
   NameExpr(uint32_t p, int s, std::string n) : Expr(EK::Name, p), sym(s), name(std::move(n)) {}
 };
 struct SeqExpr : Expr { std::vector<Expr*> items; SeqExpr(EK k, uint32_t p) : Expr(k, p) {} };
@@ -46,7 +61,7 @@ struct GetattrExpr : Expr {
   Expr* obj; std::string attr; Value attr_value;
   bool dict_item_only = false;  // `attr` is no attribute of dict: on a dict it is a plain key lookup
   Value dict_missing;           // the Undefined for a dict without that key (built once)
-  mutable uint32_t slot_hint = 0;  // DictObj::find_hinted (one render at a time per template)
+  SlotHint slot_hint;
   GetattrExpr(uint32_t p, Expr* o, std::string a) : Expr(EK::Getattr, p), obj(o), attr(std::move(a)), attr_value(Value::string(attr)) {}
 };
 struct GetitemExpr : Expr {
@@ -55,7 +70,7 @@ struct GetitemExpr : Expr {
   // For `x['key']` with a constant string key that names no dict method: the Undefined for
   // a dict without that key (built once); otherwise a null Undefined.
   Value dict_missing;
-  mutable uint32_t slot_hint = 0;  // DictObj::find_hinted, for a constant string key
+  SlotHint slot_hint;  // for a constant string key
   GetitemExpr(uint32_t p, Expr* o, Expr* i) : Expr(EK::Getitem, p), obj(o), index(i) {}
 };
 struct SliceExpr : Expr { Expr* start = nullptr; Expr* stop = nullptr; Expr* step = nullptr; explicit SliceExpr(uint32_t p) : Expr(EK::Slice, p) {} };
@@ -65,7 +80,7 @@ struct LogicExpr : Expr { Expr* left; Expr* right; LogicExpr(EK k, uint32_t p, E
 struct CompareExpr : Expr { Expr* first; std::vector<std::pair<CmpOp, Expr*>> ops; CompareExpr(uint32_t p, Expr* f) : Expr(EK::Compare, p), first(f) {} };
 struct CondExpr : Expr {
   Expr* test; Expr* then; Expr* otherwise; uint32_t line = 0;
-  mutable Value missing;  // the Undefined of a false test without else, built on first use (as NameExpr)
+  Value missing;  // without else: the Undefined of a false test (built at compile time)
   CondExpr(uint32_t p, Expr* t, Expr* a, Expr* b) : Expr(EK::Cond, p), test(t), then(a), otherwise(b) {} };
 
 struct Keyword { std::string name; Expr* value; };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jinja/ast.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::jinja {
@@ -42,15 +43,6 @@ class ArgBinder {
  private:
   Value vals_[10];
   bool given_[10] = {};
-};
-
-// Limits for untrusted templates; a violation is an Error(LimitError), except call depth,
-// which raises RecursionError as Python does.
-struct RenderLimits {
-  size_t max_output_bytes = 64u << 20;   // rendered text
-  uint64_t max_steps = 50'000'000;       // loop iterations + calls + filter work units
-  size_t max_call_depth = 200;           // macro / recursive loop nesting (Jinja2 ~ RecursionError)
-  size_t max_value_bytes = 64u << 20;    // one string / list built by a filter or operator
 };
 
 // The work budget (max_steps) measures work in steps of roughly one AST node evaluated
@@ -94,7 +86,7 @@ class Renderer {
   // Registers a mutable object (namespace) made during the render, so the renderer can
   // break reference cycles through it when the render ends.
   virtual void track_mutable(const Value& v) { (void)v; }
-  virtual const RenderLimits& limits() const = 0;
+  virtual const EngineLimits& limits() const = 0;
 };
 
 // Python iteration over a value: list items, dict keys, string code points, bytes as ints,
@@ -118,14 +110,8 @@ enum class MethodLookup : uint8_t { NotFound, Found, Unsafe };
 MethodLookup find_method(const Value& self, std::string_view name, MethodFn* out);
 
 // Globals that exist in every render (range, dict, namespace, cycler, joiner, lipsum,
-// raise_exception, strftime_now). With fixed_now, strftime_now reads the date and time
-// below; without it, the real clock in local time. (The default differs from
-// RenderOptions::fixed_now, which is what a render passes here.)
-struct GlobalsConfig {
-  bool fixed_now = false;
-  int year = 2026, month = 1, day = 15, hour = 9, minute = 30, second = 0, microsecond = 0;
-};
-// Returns the global named `name`, or Undefined.
-Value make_global(std::string_view name, const GlobalsConfig& cfg);
+// raise_exception, strftime_now, whose clock `opts` sets). Returns the global named `name`,
+// or Undefined.
+Value make_global(std::string_view name, const RenderOptions& opts);
 
 }  // namespace toolchat::jinja

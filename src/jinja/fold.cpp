@@ -39,6 +39,7 @@ class Folder {
  private:
   CompiledTemplate& ct_;
   Value vars_ = Value::dict();
+  RenderOptions opts_;  // outlives in_, which refers to it
   std::unique_ptr<Interp> in_;
 
   // The subtree has only node kinds Jinja2's as_const can evaluate (no names, calls, ...).
@@ -127,7 +128,7 @@ class Folder {
     }
     try {
       if (!in_) {
-        in_ = std::make_unique<Interp>(ct_, vars_, RenderOptions{});
+        in_ = std::make_unique<Interp>(ct_, vars_, opts_);
         in_->folding = true;
       }
       out = in_->eval(e);

@@ -19,6 +19,10 @@ struct FunctionObj final : Obj {
   Value state;
   FunctionObj(Fn f, std::string n, Value s = Value(), ObjKind k = ObjKind::Function)
       : Obj(k), fn(f), name(std::move(n)), self(std::move(s)) {}
+  void held_values(std::vector<const Value*>& out) const override {
+    out.push_back(&self);
+    out.push_back(&state);
+  }
   void append_repr(std::string& out) const override {
     // Python prints an address here; a fixed one of the usual width keeps |length exact.
     if (kind == ObjKind::BoundMethod) out += "<built-in method " + name + " at 0x7f0000000000>";
@@ -30,6 +34,7 @@ struct FunctionObj final : Obj {
 struct NamespaceObj final : Obj {
   Value attrs = Value::dict();
   NamespaceObj() : Obj(ObjKind::Namespace) {}
+  void held_values(std::vector<const Value*>& out) const override { out.push_back(&attrs); }
   void append_repr(std::string& out) const override {
     out += "<Namespace ";
     py_repr_append(out, attrs);
@@ -41,6 +46,9 @@ struct CyclerObj final : Obj {
   std::vector<Value> items;
   size_t pos = 0;
   CyclerObj() : Obj(ObjKind::Cycler) {}
+  void held_values(std::vector<const Value*>& out) const override {
+    for (const Value& v : items) out.push_back(&v);
+  }
   void append_repr(std::string& out) const override { out += "<jinja2.utils.Cycler object>"; }
 };
 

@@ -10,7 +10,7 @@ using EndTokens = std::vector<std::string>;  // "endfor", "else" (all are name t
 
 class Parser {
  public:
-  Parser(const std::vector<Token>& t, Arena& a, SymbolTable& s, const ParseLimits& l, const Error* lex_error)
+  Parser(const std::vector<Token>& t, Arena& a, SymbolTable& s, const EngineLimits& l, const Error* lex_error)
       : toks_(t), arena_(a), syms_(s), limits_(l), lex_error_(lex_error) {}
 
   Body parse() {
@@ -22,7 +22,7 @@ class Parser {
   const std::vector<Token>& toks_;
   Arena& arena_;
   SymbolTable& syms_;
-  const ParseLimits& limits_;
+  const EngineLimits& limits_;
   const Error* lex_error_;
   size_t i_ = 0;
   void lex_check(size_t i) const {
@@ -37,7 +37,7 @@ class Parser {
 
   [[noreturn]] void depth_error() {
     Error e(ErrorKind::LimitError, "template nesting exceeds the parser depth limit (" +
-                                       std::to_string(limits_.max_depth) + ")");
+                                       std::to_string(limits_.max_parse_depth) + ")");
     e.set_position(cur().pos, nullptr);
     throw e;
   }
@@ -45,7 +45,7 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& pp) : p(pp) {
-      if (p.depth_ + kLevel > p.limits_.max_depth * kLevel) p.depth_error();
+      if (p.depth_ + kLevel > p.limits_.max_parse_depth * kLevel) p.depth_error();
       p.depth_ += kLevel;
     }
     ~DepthGuard() { p.depth_ -= kLevel; }
@@ -61,7 +61,7 @@ class Parser {
     size_t n = 0;
     explicit ChainGuard(Parser& pp) : p(pp) {}
     void link() {
-      if (p.depth_ + 1 > p.limits_.max_depth * kLevel) p.depth_error();
+      if (p.depth_ + 1 > p.limits_.max_parse_depth * kLevel) p.depth_error();
       ++p.depth_;
       ++n;
     }
@@ -790,7 +790,7 @@ class Parser {
 }  // namespace
 
 void parse_template(const std::vector<Token>& tokens, Arena& arena, SymbolTable& syms, Body& root,
-                    const ParseLimits& limits, const Error* lex_error) {
+                    const EngineLimits& limits, const Error* lex_error) {
   Parser p(tokens, arena, syms, limits, lex_error);
   root = p.parse();
 }

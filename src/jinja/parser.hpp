@@ -7,6 +7,7 @@
 
 #include "jinja/ast.hpp"
 #include "jinja/lexer.hpp"
+#include "toolchat/jinja.hpp"
 
 namespace toolchat::jinja {
 
@@ -23,14 +24,10 @@ struct SymbolTable {
   }
 };
 
-struct ParseLimits {
-  size_t max_depth = 256;  // nesting of expressions and statements
-};
-
 // Parses the whole token list into `root`. Throws TemplateSyntaxError with a position.
 // `lex_error`: the lexer's error after the last token (tokenize's `deferred`), raised when
 // the parser moves onto or looks at that last token, as Jinja2's lazy token stream does.
 void parse_template(const std::vector<Token>& tokens, Arena& arena, SymbolTable& syms, Body& root,
-                    const ParseLimits& limits, const Error* lex_error = nullptr);
+                    const EngineLimits& limits, const Error* lex_error = nullptr);
 
 }  // namespace toolchat::jinja

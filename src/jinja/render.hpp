@@ -2,6 +2,7 @@
 // access rules. One Interp per render call.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "jinja/builtins.hpp"
 #include "jinja/parser.hpp"
 #include "toolchat/jinja.hpp"
+#include "value/frozen.hpp"
 
 namespace toolchat::jinja {
 
@@ -27,9 +29,14 @@ struct CompiledTemplate {
   std::vector<Value> globals;       // by symbol id: the global of that name, or Undefined
   std::vector<const BodyStmt*> blocks;  // {% block %} statements in source order
   size_t n_maybe_global = 0;        // how many maybe_global entries are set
-  // Output capacity to reserve: the size of the previous render's output (a Template is
-  // rendered by one thread at a time, see include/toolchat/jinja.hpp).
-  mutable size_t out_hint = 0;
+  std::vector<Value> undefined_var; // by symbol id: the Undefined of that name when it is not defined
+  // Output capacity to reserve: about the size of a previous render's output (renders on
+  // several threads share it; any value is only a guess).
+  mutable std::atomic<size_t> out_hint{0};
+  // Every Value above and in the tree (constants, Undefineds, globals), frozen once compiled:
+  // renders on several threads copy them without touching their counts. Declared last so
+  // that it thaws them before the members holding them are destroyed.
+  FrozenValues frozen;
 };
 
 // A variable scope. Reference counted because macros keep their defining scope alive
@@ -168,6 +175,7 @@ class SwapIn {
 
 class Interp final : public Renderer {
  public:
+  // `vars` and `opts` must outlive the Interp (it keeps references).
   Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts);
   ~Interp() override;
   RenderResult run();
@@ -183,7 +191,7 @@ class Interp final : public Renderer {
   Value call_filter(std::string_view name, const Value& v, CallArgs& args) override;
   bool call_test(std::string_view name, const Value& v, CallArgs& args) override;
   void charge(uint64_t n) override;
-  const RenderLimits& limits() const override { return limits_; }
+  const EngineLimits& limits() const override { return t_.limits; }
 
   Value call_macro(MacroObj& m, CallArgs& args);
   // self.<name>: the block's reference, or nullptr-like Undefined when there is none.
@@ -196,8 +204,8 @@ class Interp final : public Renderer {
 
  private:
   const CompiledTemplate& t_;
-  RenderLimits limits_;
-  GlobalsConfig globals_;
+  const EngineLimits& limits_;
+  const RenderOptions& opts_;
   // By symbol id: the render variable or global of that name, resolved on first use
   // (nullptr: not resolved yet). Points into `vars_`, the template's globals or made_.
   std::vector<const Value*> ctx_;
@@ -273,8 +281,7 @@ class Interp final : public Renderer {
   const Value* resolve(int sym);
   Value lookup(const NameExpr* n) {
     if (const Value* v = find_name(n)) return *v;
-    if (!n->missing.obj()) n->missing = Value::undefined_var(n->name);
-    return n->missing;
+    return t_.undefined_var[static_cast<size_t>(n->sym)];
   }
   const Value* borrow(const Expr* e);
   Value eval_compare(const CompareExpr* c);

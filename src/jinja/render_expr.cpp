@@ -116,7 +116,7 @@ Value Interp::eval_inner(const Expr* e) {
         obj = &hold;
       }
       if (g->dict_item_only && obj->is_dict()) {
-        if (const Value* v = obj->dict_obj().find_hinted(g->attr, g->slot_hint)) return *v;
+        if (const Value* v = g->slot_hint.find(obj->dict_obj(), g->attr)) return *v;
         return g->dict_missing;
       }
       return getattr(*obj, g->attr);
@@ -133,7 +133,7 @@ Value Interp::eval_inner(const Expr* e) {
           obj = &hold;
         }
         if (!obj->is_dict()) return getitem(*obj, key);
-        if (const Value* v = obj->dict_obj().find_hinted(key.str(), g->slot_hint)) return *v;
+        if (const Value* v = g->slot_hint.find(obj->dict_obj(), key.str())) return *v;
         return g->dict_missing;
       }
       Value obj = eval(g->obj);
@@ -156,12 +156,6 @@ Value Interp::eval_inner(const Expr* e) {
       auto* c = static_cast<const CondExpr*>(e);
       if (truthy(eval(c->test))) return eval(c->then);
       if (c->otherwise) return eval(c->otherwise);
-      if (!c->missing.obj()) {
-        auto* u = new UndefinedObj();
-        u->hint = "the inline if-expression on line " + std::to_string(c->line) +
-                  " evaluated to false and no else section was defined.";
-        c->missing = Value(u);
-      }
       return c->missing;
     }
     case EK::Call: return eval_call(static_cast<const CallExpr*>(e));
@@ -273,15 +267,14 @@ const Value* Interp::borrow(const Expr* e) {
     case EK::Name: {
       auto* n = static_cast<const NameExpr*>(e);
       if (const Value* v = find_name(n)) return v;
-      if (!n->missing.obj()) n->missing = Value::undefined_var(n->name);
-      return &n->missing;
+      return &t_.undefined_var[static_cast<size_t>(n->sym)];
     }
     case EK::Getattr: {
       auto* g = static_cast<const GetattrExpr*>(e);
       if (!g->dict_item_only) return nullptr;
       const Value* o = borrow(g->obj);
       if (!o || !o->is_dict()) return nullptr;
-      if (const Value* v = o->dict_obj().find_hinted(g->attr, g->slot_hint)) return v;
+      if (const Value* v = g->slot_hint.find(o->dict_obj(), g->attr)) return v;
       return &g->dict_missing;
     }
     case EK::Getitem: {
@@ -289,7 +282,7 @@ const Value* Interp::borrow(const Expr* e) {
       if (!g->dict_missing.obj()) return nullptr;
       const Value* o = borrow(g->obj);
       if (!o || !o->is_dict()) return nullptr;
-      if (const Value* v = o->dict_obj().find_hinted(static_cast<const ConstExpr*>(g->index)->value.str(), g->slot_hint))
+      if (const Value* v = g->slot_hint.find(o->dict_obj(), static_cast<const ConstExpr*>(g->index)->value.str()))
         return v;
       return &g->dict_missing;
     }

@@ -12,19 +12,8 @@ namespace {
 Value list_of(std::vector<Value> v) { return Value::list(std::move(v)); }
 }  // namespace
 
-Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts) : t_(t), vars_(vars) {
-  limits_.max_output_bytes = t.limits.max_output_bytes;
-  limits_.max_steps = t.limits.max_steps;
-  limits_.max_call_depth = t.limits.max_call_depth;
-  limits_.max_value_bytes = t.limits.max_value_bytes;
-  globals_.fixed_now = opts.fixed_now;
-  globals_.year = opts.year;
-  globals_.month = opts.month;
-  globals_.day = opts.day;
-  globals_.hour = opts.hour;
-  globals_.minute = opts.minute;
-  globals_.second = opts.second;
-  globals_.microsecond = opts.microsecond;
+Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions& opts)
+    : t_(t), limits_(t.limits), opts_(opts), vars_(vars) {
   // Names resolve on first use (resolve()): render variables over globals.
   ctx_ = ctx_pool.take();
   ctx_.assign(t.syms.names.size(), nullptr);
@@ -41,7 +30,7 @@ const Value* Interp::resolve(int sym) {
   if (!v) {
     if (t_.maybe_global[i]) {
       if (t_.syms.names[i] == "self") made_.push_back(Value(new TemplateRefObj(this)));
-      else made_.push_back(make_global(t_.syms.names[i], globals_));
+      else made_.push_back(make_global(t_.syms.names[i], opts_));
       v = &made_.back();
     } else {
       v = &t_.globals[i];
@@ -80,9 +69,11 @@ Value Interp::make_macro(const MacroDef* def) {
 }
 
 RenderResult Interp::run() {
-  top_out_.reserve(t_.out_hint < 256 ? 256 : t_.out_hint);
+  size_t hint = t_.out_hint.load(std::memory_order_relaxed);
+  top_out_.reserve(hint < 256 ? 256 : hint);
   exec_body(t_.root);
-  t_.out_hint = std::min<size_t>(top_out_.size() + top_out_.size() / 8, size_t{1} << 20);
+  size_t next = std::min<size_t>(top_out_.size() + top_out_.size() / 8, size_t{1} << 20);
+  if (next != hint) t_.out_hint.store(next, std::memory_order_relaxed);
   RenderResult r;
   r.text = std::move(top_out_);
   r.generation_spans = std::move(spans_);

@@ -92,6 +92,12 @@ class Resolver {
       case EK::Cond: {
         auto* c = static_cast<CondExpr*>(e);
         c->line = static_cast<uint32_t>(src_.line_col(c->pos).first);
+        if (!c->otherwise) {
+          auto* u = new UndefinedObj();
+          u->hint = "the inline if-expression on line " + std::to_string(c->line) +
+                    " evaluated to false and no else section was defined.";
+          c->missing = Value(u);
+        }
         expr(c->test, true); expr(c->then, true); expr(c->otherwise, true);
         return;
       }
@@ -356,6 +362,28 @@ void Resolver::scan_names(const Body& b, MacroDef& d) {
   sc.body(b);
 }
 
+// Every Value renders share: after this, rendering on several threads at once touches no
+// reference count and fills no cache of the compiled template's values.
+void freeze_shared_values(CompiledTemplate& ct) {
+  FrozenValues& fz = ct.frozen;
+  for (const auto& e : ct.arena.exprs) {
+    switch (e->kind) {
+      case EK::Const: fz.freeze(static_cast<const ConstExpr*>(e.get())->value); break;
+      case EK::Getattr: {
+        auto* g = static_cast<const GetattrExpr*>(e.get());
+        fz.freeze(g->attr_value);
+        fz.freeze(g->dict_missing);
+        break;
+      }
+      case EK::Getitem: fz.freeze(static_cast<const GetitemExpr*>(e.get())->dict_missing); break;
+      case EK::Cond: fz.freeze(static_cast<const CondExpr*>(e.get())->missing); break;
+      default: break;
+    }
+  }
+  for (const Value& v : ct.globals) fz.freeze(v);
+  for (const Value& v : ct.undefined_var) fz.freeze(v);
+}
+
 }  // namespace
 
 Template Template::compile(std::string_view source, std::string name, const EngineLimits& limits) {
@@ -372,16 +400,14 @@ Template Template::compile(std::string_view source, std::string name, const Engi
     Error lex_error(ErrorKind::TemplateSyntaxError, "");
     std::vector<Token> tokens = tokenize(src->text, LexOptions{}, &lex_error);
     bool lex_failed = !lex_error.message().empty() || lex_error.has_position();
-    ParseLimits pl;
-    pl.max_depth = limits.max_parse_depth;
-    parse_template(tokens, ct->arena, ct->syms, ct->root, pl, lex_failed ? &lex_error : nullptr);
+    parse_template(tokens, ct->arena, ct->syms, ct->root, limits, lex_failed ? &lex_error : nullptr);
     if (lex_failed) throw lex_error;  // the parser stopped short of it
     Resolver resolver(ct->syms, *src);
     resolver.block_stmts = &ct->blocks;
     resolver.body(ct->root, false);
     auto it = ct->syms.ids.find("loop");
     ct->loop_sym = it == ct->syms.ids.end() ? -1 : it->second;
-    GlobalsConfig probe;
+    RenderOptions probe;
     for (const auto& n : ct->syms.names) {
       Value g = make_global(n, probe);
       // Global functions are stateless except the clock of strftime_now, made per render.
@@ -390,8 +416,10 @@ Template Template::compile(std::string_view source, std::string name, const Engi
       ct->globals.push_back(n == "strftime_now" ? Value() : g);
       if (ct->maybe_global.back()) ++ct->n_maybe_global;
     }
+    for (const auto& n : ct->syms.names) ct->undefined_var.push_back(Value::undefined_var(n));
     fold_constants(*ct);
     LoopControlCheck().run(ct->root);
+    freeze_shared_values(*ct);
   } catch (Error& e) {
     if (e.has_position() && !e.source()) {
       size_t off = e.offset();

@@ -16,7 +16,7 @@ namespace toolchat::files {
 namespace {
 
 [[noreturn]] void os_error(const std::string& path, const char* doing, int err) {
-  throw Error(ErrorKind::ValueError, path + ": " + doing + ": " + std::strerror(err));
+  throw Error(ErrorKind::OSError, path + ": " + doing + ": " + std::strerror(err));
 }
 
 [[noreturn]] void too_large(const std::string& path, std::string_view what, uint64_t n, uint64_t max) {

@@ -36,6 +36,9 @@ struct GeneratorObj final : Obj {
   std::unique_ptr<Error> error;  // raised after the last item
   GeneratorObj(const char* f, const char* t, const char* tr, std::vector<Value> v)
       : Obj(ObjKind::Generator), func(f), type_name(t), type_repr(tr), items(std::move(v)) {}
+  void held_values(std::vector<const Value*>& out) const override {
+    for (const Value& v : items) out.push_back(&v);
+  }
   // Python prints the address; a fixed one of the usual width keeps |length exact.
   void append_repr(std::string& out) const override {
     if (func) {

@@ -116,6 +116,10 @@ int64_t DictObj::slot_of(const Value& key) const {
   return -1;
 }
 
+void DictObj::build_index() const {
+  if (entries.size() >= kIndexThreshold && indexed_ != entries.size()) rebuild_index();
+}
+
 void DictObj::rebuild_index() const {
   size_t cap = 16;
   while (cap < entries.size() * 2) cap <<= 1;
@@ -189,6 +193,9 @@ const char* error_kind_name(ErrorKind k) {
     case ErrorKind::UnicodeDecodeError: return "UnicodeDecodeError";
     case ErrorKind::LookupError: return "LookupError";
     case ErrorKind::UnicodeEncodeError: return "UnicodeEncodeError";
+    case ErrorKind::OSError: return "OSError";
+    case ErrorKind::ConfigError: return "ConfigError";
+    case ErrorKind::ApiError: return "ApiError";
     case ErrorKind::InternalError: return "InternalError";
   }
   return "Error";

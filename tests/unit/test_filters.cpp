@@ -62,9 +62,9 @@ class MockRenderer final : public Renderer {
     return fn(*this, v, args);
   }
   void charge(uint64_t n) override { steps += n; }
-  const RenderLimits& limits() const override { return lim; }
+  const EngineLimits& limits() const override { return lim; }
   uint64_t steps = 0;
-  RenderLimits lim;
+  EngineLimits lim;
 };
 
 MockRenderer R;

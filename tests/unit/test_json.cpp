@@ -373,7 +373,7 @@ TEST(json, ParseFile) {
     json::parse_file("/nonexistent/x.json");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::ValueError);
+    EXPECT_EQ(e.kind(), ErrorKind::OSError);
     EXPECT_EQ(e.message(), "/nonexistent/x.json: cannot open file: No such file or directory");
   }
   std::string path = testing::TempDir() + "toolchat_json_bad.json";

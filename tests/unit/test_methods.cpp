@@ -70,10 +70,10 @@ class MockRenderer : public Renderer {
   Value call_filter(std::string_view, const Value&, CallArgs&) override { return Value(); }
   bool call_test(std::string_view, const Value&, CallArgs&) override { return false; }
   void charge(uint64_t n) override { charged += n; }
-  const RenderLimits& limits() const override { return limits_; }
+  const EngineLimits& limits() const override { return limits_; }
 
  private:
-  RenderLimits limits_;
+  EngineLimits limits_;
 };
 
 // "result" or "Kind: message".
@@ -101,6 +101,12 @@ std::string call(const Value& self, std::string_view name, std::vector<Value> po
   });
 }
 
+RenderOptions real_clock() {
+  RenderOptions o;
+  o.fixed_now = false;
+  return o;
+}
+
 Value callg(std::string_view name, std::vector<Value> pos = {},
             std::vector<std::pair<std::string, Value>> kw = {}) {
   CallArgs a{std::move(pos), std::move(kw)};
@@ -108,7 +114,7 @@ Value callg(std::string_view name, std::vector<Value> pos = {},
 }
 
 std::string global(std::string_view name, std::vector<Value> pos = {},
-                   std::vector<std::pair<std::string, Value>> kw = {}, GlobalsConfig cfg = {}) {
+                   std::vector<std::pair<std::string, Value>> kw = {}, RenderOptions cfg = real_clock()) {
   return outcome([&] {
     Value g = make_global(name, cfg);
     CallArgs a{std::move(pos), std::move(kw)};
@@ -419,8 +425,7 @@ TEST(Globals, RaiseLipsumStrftime) {
             "TypeError: make_environment.<locals>.raise_exception() missing 1 required positional argument: 'message'");
   EXPECT_EQ(global("raise_exception", {S("a"), S("b")}),
             "TypeError: make_environment.<locals>.raise_exception() takes 1 positional argument but 2 were given");
-  GlobalsConfig cfg;
-  cfg.fixed_now = true;
+  RenderOptions cfg;  // the fixed instant by default
   EXPECT_EQ(global("strftime_now", {S("%Y-%m-%d %H:%M:%S")}, {}, cfg), "2026-01-15 09:30:00");
   EXPECT_EQ(global("strftime_now", {S("%d %B %Y")}, {}, cfg), "15 January 2026");
   EXPECT_EQ(global("strftime_now",

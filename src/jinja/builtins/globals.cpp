@@ -313,7 +313,7 @@ Value fn_value(FunctionObj::Fn f, const char* name) { return Value(new FunctionO
 
 }  // namespace
 
-Value make_global(std::string_view name, const GlobalsConfig& cfg) {
+Value make_global(std::string_view name, const RenderOptions& cfg) {
   if (name == "range") return fn_value(g_range, "safe_range");
   if (name == "dict") return fn_value(g_dict, "dict");
   if (name == "namespace") return fn_value(g_namespace, "namespace");
