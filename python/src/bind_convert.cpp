@@ -1,6 +1,7 @@
 // convert_rows(): training-data rows -> the rows `toolchat convert` writes, through the public
 // convert API (read_sample, Labeler, row_json), over worker threads with the GIL released.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <memory>
@@ -165,7 +166,8 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
 
   pyb::list out;
   size_t counted = 0, converted = 0, extra = 0, bad = 0, turns = 0, served = 0;
-  pyb::object warn = bad_rows.is_none() ? pyb::module_::import("warnings").attr("warn") : pyb::none();
+  pyb::object warn = pyb::none();
+  if (bad_rows.is_none()) warn = pyb::module_::import("warnings").attr("warn");
   pyb::object warning_class = pyb::module_::import("toolchat._errors").attr("BadRowWarning");
   for (size_t i = 0; i < jobs.size(); ++i) {
     RowJob& job = jobs[i];

@@ -121,7 +121,8 @@ SourceCache& source_cache() {
   return *c;
 }
 
-std::string render_source(const std::string& source, pyb::handle context, const pyb::object& now) {
+pyb::object render_source(const pyb::str& template_source, pyb::handle context, const pyb::object& now) {
+  std::string source = utf8(template_source.ptr());
   if (!PyDict_Check(context.ptr()))
     throw pyb::type_error(std::string("context: expected a dict with \"messages\", not ") + Py_TYPE(context.ptr())->tp_name);
   jinja::RenderOptions clock = clock_from(now);
@@ -136,7 +137,7 @@ std::string render_source(const std::string& source, pyb::handle context, const 
     opts.locate_messages = false;
     text = h->model.render_json(ctx, opts).text;
   }
-  return text;
+  return steal(to_str(text));
 }
 
 }  // namespace
@@ -159,24 +160,14 @@ std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::
 
 namespace {
 
-pyb::object apply(const TemplateHandle& h, pyb::handle messages, pyb::handle tools, pyb::handle documents,
-                  bool add_generation_prompt, bool continue_final_message, const pyb::kwargs& kwargs) {
-  // A batch (a list of conversations) gives a list of texts, as apply_chat_template does.
-  if (PyList_Check(messages.ptr()) && PyList_GET_SIZE(messages.ptr()) > 0 &&
-      (PyList_Check(PyList_GET_ITEM(messages.ptr(), 0)) || PyTuple_Check(PyList_GET_ITEM(messages.ptr(), 0)))) {
-    pyb::list out;
-    Py_ssize_t n = PyList_GET_SIZE(messages.ptr());
-    for (Py_ssize_t i = 0; i < n; ++i)
-      out.append(apply(h, PyList_GET_ITEM(messages.ptr(), i), tools, documents, add_generation_prompt,
-                       continue_final_message, kwargs));
-    return out;
-  }
+pyb::object apply_one(const TemplateHandle& h, pyb::handle messages, const std::string& where, pyb::handle tools,
+                      pyb::handle documents, bool add_generation_prompt, bool continue_final_message,
+                      const pyb::kwargs& kwargs) {
   if (!PyList_Check(messages.ptr()) && !PyTuple_Check(messages.ptr()))
-    throw pyb::type_error(std::string("messages: expected a list of message dicts, not ") +
-                          Py_TYPE(messages.ptr())->tp_name);
+    throw pyb::type_error(where + ": expected a list of message dicts, not " + Py_TYPE(messages.ptr())->tp_name);
   Value ctx = Value::dict();
   auto& d = ctx.dict_obj();
-  d.set(Value::string("messages"), to_value(messages.ptr(), "messages"));
+  d.set(Value::string("messages"), to_value(messages.ptr(), where));
   if (!tools.is_none()) d.set(Value::string("tools"), to_value(tools.ptr(), "tools"));
   if (!documents.is_none()) d.set(Value::string("documents"), to_value(documents.ptr(), "documents"));
   d.set(Value::string("add_generation_prompt"), Value::boolean(add_generation_prompt));
@@ -186,6 +177,21 @@ pyb::object apply(const TemplateHandle& h, pyb::handle messages, pyb::handle too
     d.set(Value::string(key), to_value(v.ptr(), key));
   }
   return steal(to_str(h.render(ctx, h.name)));
+}
+
+pyb::object apply(const TemplateHandle& h, pyb::handle messages, pyb::handle tools, pyb::handle documents,
+                  bool add_generation_prompt, bool continue_final_message, const pyb::kwargs& kwargs) {
+  // A batch (a list of conversations) gives a list of texts, as apply_chat_template does.
+  if (PyList_Check(messages.ptr()) && PyList_GET_SIZE(messages.ptr()) > 0 &&
+      (PyList_Check(PyList_GET_ITEM(messages.ptr(), 0)) || PyTuple_Check(PyList_GET_ITEM(messages.ptr(), 0)))) {
+    pyb::list out;
+    pyb::list batch = pyb::reinterpret_borrow<pyb::list>(messages);
+    for (size_t i = 0; i < batch.size(); ++i)
+      out.append(apply_one(h, batch[i], "messages[" + std::to_string(i) + "]", tools, documents,
+                           add_generation_prompt, continue_final_message, kwargs));
+    return out;
+  }
+  return apply_one(h, messages, "messages", tools, documents, add_generation_prompt, continue_final_message, kwargs);
 }
 
 pyb::object detect(const TemplateHandle& h) {

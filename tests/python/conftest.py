@@ -31,7 +31,7 @@ def corpus_pairs():
     """(template name, context name) for every golden the oracle wrote in tests/corpus/expected/."""
     pairs = []
     for fn in sorted(os.listdir(os.path.join(CORPUS, "expected"))):
-        name, ctx = fn[: -len(".json")].split("__")
+        name, ctx = fn[: -len(".json")].rsplit("__", 1)
         pairs.append((name, ctx))
     return pairs
 

@@ -212,8 +212,10 @@ def test_bad_arguments_name_the_json_path():
         toolchat.render("x", {"messages": [{3: {(1, 2): 1}}]})
     loop = []
     loop.append(loop)
+    with pytest.raises(ValueError, match=r"^messages\[0\]\.content(\[0\])+: nested deeper than 512"):
+        tpl.apply([{"role": "user", "content": loop}])
     with pytest.raises(ValueError, match=r"^messages\[0\](\[0\])+: nested deeper than 512"):
-        tpl.apply([loop])
+        tpl.apply([loop])  # a batch whose first conversation holds itself
     with pytest.raises(TypeError, match="^messages: expected a list"):
         tpl.apply("hello")
     with pytest.raises(ValueError, match="no-such-model"):
