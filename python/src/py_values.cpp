@@ -31,7 +31,22 @@ std::string key_step(const Value& key) {
   return "[" + py_repr(key) + "]";
 }
 
-Value convert(PyObject* o, int depth);
+// Per conversion: the dict keys already converted, by object. A conversation repeats the same
+// key objects ("role", "content", "type" ... are interned by Python), so each becomes one shared
+// string instead of one allocation per occurrence.
+struct KeyCache {
+  static constexpr size_t kMax = 64;
+  std::vector<std::pair<PyObject*, Value>> keys;
+  Value get(PyObject* k) {
+    for (const auto& [obj, v] : keys)
+      if (obj == k) return v;
+    Value v = Value::string(utf8(k));
+    if (keys.size() < kMax) keys.emplace_back(k, v);
+    return v;
+  }
+};
+
+Value convert(PyObject* o, int depth, KeyCache& keys);
 
 Value convert_int(PyObject* o) {
   int overflow = 0;
@@ -58,19 +73,26 @@ Value convert_int(PyObject* o) {
   }
 }
 
-Value convert_dict(PyObject* o, int depth) {
+Value convert_dict(PyObject* o, int depth, KeyCache& keys) {
   Value d = Value::dict();
+  auto& entries = d.dict_obj().entries;
+  entries.reserve(static_cast<size_t>(PyDict_GET_SIZE(o)));
   PyObject *k, *v;
   Py_ssize_t pos = 0;
   while (PyDict_Next(o, &pos, &k, &v)) {
     Value key;
-    if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
-      key = convert(k, depth + 1);
+    if (PyUnicode_CheckExact(k)) {
+      key = keys.get(k);
+    } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
+      key = convert(k, depth + 1, keys);
     } else {
       throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};
     }
     try {
-      d.dict_obj().set(key, convert(v, depth + 1));
+      // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
+      // appended as is; the dict's index is built when first needed.
+      Value val = convert(v, depth + 1, keys);
+      entries.emplace_back(std::move(key), std::move(val));
     } catch (PathError& e) {
       e.path = key_step(key) + e.path;
       throw;
@@ -79,7 +101,7 @@ Value convert_dict(PyObject* o, int depth) {
   return d;
 }
 
-Value convert_sequence(PyObject* o, int depth) {
+Value convert_sequence(PyObject* o, int depth, KeyCache& keys) {
   const bool tuple = PyTuple_Check(o);
   Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
   std::vector<Value> items;
@@ -89,7 +111,7 @@ Value convert_sequence(PyObject* o, int depth) {
     if (!tuple && i >= PyList_GET_SIZE(o)) break;
     PyObject* item = tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i);
     try {
-      items.push_back(convert(item, depth + 1));
+      items.push_back(convert(item, depth + 1, keys));
     } catch (PathError& e) {
       e.path = "[" + std::to_string(i) + "]" + e.path;
       throw;
@@ -98,7 +120,7 @@ Value convert_sequence(PyObject* o, int depth) {
   return Value::list(std::move(items), tuple ? ListKind::Tuple : ListKind::List);
 }
 
-Value convert(PyObject* o, int depth) {
+Value convert(PyObject* o, int depth, KeyCache& keys) {
   if (o == Py_None) return Value::none();
   if (PyBool_Check(o)) return Value::boolean(o == Py_True);
   if (PyLong_Check(o)) return convert_int(o);
@@ -106,8 +128,8 @@ Value convert(PyObject* o, int depth) {
   if (PyUnicode_Check(o)) return Value::string(utf8(o));
   if (depth >= kMaxDepth)
     throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
-  if (PyDict_Check(o)) return convert_dict(o, depth);
-  if (PyList_Check(o) || PyTuple_Check(o)) return convert_sequence(o, depth);
+  if (PyDict_Check(o)) return convert_dict(o, depth, keys);
+  if (PyList_Check(o) || PyTuple_Check(o)) return convert_sequence(o, depth, keys);
   throw PathError{true, "",
                   std::string("expected a JSON value (dict, list, tuple, str, int, float, bool or None), not ") +
                       Py_TYPE(o)->tp_name};
@@ -132,7 +154,8 @@ PyObject* to_str(const std::string& s) {
 
 Value to_value(PyObject* obj, const std::string& root) {
   try {
-    return convert(obj, 0);
+    KeyCache keys;
+    return convert(obj, 0, keys);
   } catch (const PathError& e) {
     std::string where = root + e.path;
     if (e.type_error) throw pybind11::type_error(where + ": " + e.message);
