@@ -11,8 +11,6 @@
       [--repeat 20] [--rows 20000] [--out bench/out/python.md]
 """
 import argparse
-import datetime
-import importlib.util
 import json
 import math
 import os
@@ -26,15 +24,7 @@ import toolchat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
-from conftest import CORPUS, QWEN, apply_args, corpus_case, corpus_pairs  # noqa: E402
-
-
-def load_oracle():
-    spec = importlib.util.spec_from_file_location("hf_render", os.path.join(ROOT, "tests", "oracle", "hf_render.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.FIXED_NOW = datetime.datetime.fromisoformat("2026-01-15T09:30:00")
-    return mod
+from conftest import CORPUS, QWEN, apply_args, corpus_case, corpus_pairs, load_oracle  # noqa: E402
 
 
 def per_call(fn, repeat):
