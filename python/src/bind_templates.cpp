@@ -73,7 +73,8 @@ pyb::object steal(PyObject* p) {
 
 }  // namespace
 
-std::string TemplateHandle::render(const Value& context, const std::optional<std::string>& template_name) const {
+std::string TemplateHandle::render(const Value& context, const std::optional<std::string>& template_name,
+                                   const jinja::RenderOptions& clock) const {
   chat::RenderOptions opts;
   opts.template_name = template_name;
   opts.clock = clock;
@@ -90,7 +91,7 @@ namespace {
 // kCacheSize of them kept.
 class SourceCache {
  public:
-  std::shared_ptr<TemplateHandle> get(const std::string& source, const jinja::RenderOptions& clock) {
+  std::shared_ptr<TemplateHandle> get(const std::string& source) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(source);
     if (it != map_.end()) {
@@ -98,8 +99,7 @@ class SourceCache {
       return it->second.first;
     }
     auto h = std::make_shared<TemplateHandle>();
-    h->model = chat::ModelTemplate::from_sources({{"default", source}});
-    h->clock = clock;
+    h->model = chat::ModelTemplate::from_sources({{"default", source}});  // each call brings its clock
     order_.push_front(source);
     map_.emplace(source, std::make_pair(h, order_.begin()));
     if (map_.size() > kCacheSize) {
@@ -127,17 +127,8 @@ pyb::object render_source(const pyb::str& template_source, pyb::handle context, 
     throw pyb::type_error(std::string("context: expected a dict with \"messages\", not ") + Py_TYPE(context.ptr())->tp_name);
   jinja::RenderOptions clock = clock_from(now);
   Value ctx = to_value(context.ptr(), "context");
-  std::shared_ptr<TemplateHandle> h = source_cache().get(source, clock);
-  std::string text;
-  {
-    pyb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(h->render_mutex_until_engine_is_thread_safe);
-    chat::RenderOptions opts;
-    opts.clock = clock;
-    opts.locate_messages = false;
-    text = h->model.render_json(ctx, opts).text;
-  }
-  return steal(to_str(text));
+  std::shared_ptr<TemplateHandle> h = source_cache().get(source);
+  return steal(to_str(h->render(ctx, std::nullopt, clock)));
 }
 
 }  // namespace
@@ -176,7 +167,7 @@ pyb::object apply_one(const TemplateHandle& h, pyb::handle messages, const std::
     std::string key = pyb::cast<std::string>(k);
     d.set(Value::string(key), to_value(v.ptr(), key));
   }
-  return steal(to_str(h.render(ctx, h.name)));
+  return steal(to_str(h.render(ctx, h.name, h.clock)));
 }
 
 pyb::object apply(const TemplateHandle& h, pyb::handle messages, pyb::handle tools, pyb::handle documents,

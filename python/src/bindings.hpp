@@ -17,7 +17,7 @@ namespace toolchat::py {
 // and, for render(), the cache of compiled sources).
 struct TemplateHandle {
   chat::ModelTemplate model;
-  jinja::RenderOptions clock;          // strftime_now's instant (load_template's now=)
+  jinja::RenderOptions clock;          // strftime_now's instant (load_template's now=; render() brings its own)
   std::optional<std::string> name;     // load_template's name=, else chosen per call
   std::string path;
 
@@ -27,8 +27,9 @@ struct TemplateHandle {
   // Remove it, and its lock_guards, once the engine's change has landed.
   mutable std::mutex render_mutex_until_engine_is_thread_safe;
 
-  // Renders an oracle-form context (GIL held on entry; released while rendering).
-  std::string render(const Value& context, const std::optional<std::string>& template_name) const;
+  // Renders an oracle-form context, text only (GIL held on entry; released while rendering).
+  std::string render(const Value& context, const std::optional<std::string>& template_name,
+                     const jinja::RenderOptions& clock) const;
 };
 
 std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::optional<std::string>& name,
