@@ -32,13 +32,17 @@ GENERATOR := $(if $(shell command -v ninja),Ninja,Unix Makefiles)
 # The first python3 that can import jinja2 (the oracle needs it); evaluated when used, so after deps.
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import jinja2' 2>/dev/null && { command -v $$p; exit; }; done; echo python3)
 
-# Debian packages. Where another install already does the job (nodesource's node with its npm,
-# a jinja2 in the python3 on PATH), the probe in `deps` below accepts it.
+# Debian packages. Where another install already does the job (nodesource's node with its npm),
+# the probe in `deps` below accepts it. The python3-* packages are for Debian's /usr/bin/python3,
+# which the Python module is built for and tested with (python/, tests/python/), whatever other
+# python3 comes first on PATH.
 DEB_PACKAGES := build-essential cmake ninja-build clang libclang-rt-14-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev \
                 python3 python3-jinja2 nodejs npm valgrind \
                 pkg-config libcpp-httplib-dev wrk ccache libcli11-dev openssl \
-                json-schema-test-suite python3-numpy
+                json-schema-test-suite python3-numpy \
+                python3-dev pybind11-dev python3-pybind11 python3-pytest python3-dask python3-distributed \
+                python3-setuptools python3-wheel python3-pip python3-venv
 
 CONFIGURE = cmake -S . -G "$(GENERATOR)" -DTOOLCHAT_PYTHON="$(PYTHON)"
 
@@ -49,7 +53,6 @@ deps:
 	for pkg in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' "$$pkg" 2>/dev/null | grep -q '^install ok installed$$' && continue; \
 	  case "$$pkg" in \
-	    python3-jinja2) python3 -c 'import jinja2' 2>/dev/null && continue ;; \
 	    nodejs) command -v node >/dev/null && continue ;; \
 	    npm) command -v npm >/dev/null && continue ;; \
 	  esac; \

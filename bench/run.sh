@@ -11,7 +11,9 @@
 #      BENCH_CONVERT_ROWS / BENCH_CONVERT_ORACLE_ROWS change the counts
 #   6. times tokenizer encoding against Hugging Face tokenizers (bench/tokenize_bench.py ->
 #      bench/out/tokenize.md)
-#   7. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
+#   7. times the Python module (Debian's /usr/bin/python3): Template.apply against Jinja2 compiled
+#      once, convert_rows against the CLI (bench/python_bench.py -> bench/out/python.md)
+#   8. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
 # Environment: BENCH_REPEAT (warm renders per pair, default 50), BENCH_BUDGET_MS (per-pair render
 # time cap for the peers, default 40), BENCH_PEERS (subset, e.g. "jinja2,minijinja"),
 # BENCH_GBENCH_ARGS (extra Google Benchmark flags), TOOLCHAT_CORPUS / TOOLCHAT_ORACLE (override
@@ -66,6 +68,12 @@ if [ -x "$BUILD_DIR/bench/tokenize_encode" ]; then
   echo "== bench: tokenizer encode vs Hugging Face tokenizers" >&2
   "$PY" "$HERE/tokenize_bench.py" --ours "$BUILD_DIR/bench/tokenize_encode" --out-dir "$OUT" \
     || fail "tokenize_bench.py"
+fi
+
+if [ -d "$BUILD_DIR/python-lib/toolchat" ] && [ -x "$BUILD_DIR/toolchat" ]; then
+  echo "== bench: Python module vs Jinja2 and the CLI" >&2
+  PYTHONPATH="$BUILD_DIR/python-lib" /usr/bin/python3 "$HERE/python_bench.py" --toolchat "$BUILD_DIR/toolchat" \
+    --out "$OUT/python.md" || fail "python_bench.py"
 fi
 
 echo "== bench: gateway overhead (wrk)" >&2

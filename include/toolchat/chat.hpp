@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -104,6 +105,9 @@ Tool tool_from_json(const Value& json, const std::string& path = "tool");
 struct RenderOptions {
   std::optional<std::string> template_name;  // a named template; else tool_use / default
   jinja::RenderOptions clock;                // strftime_now: fixed instant (default) or real
+  // Fill Rendered::message_spans (a search of the text per message); off when only the text is
+  // wanted (the Python module's apply: transformers returns the text alone).
+  bool locate_messages = true;
 };
 
 // A byte range [begin, end) of the output, and the same range in code points.
@@ -134,6 +138,10 @@ class ModelTemplate {
   std::vector<std::string> names() const;
   const std::string& source(const std::string& name) const;  // throws ValueError if missing
   const Value& special_tokens() const;
+  // The error compiling template `name` raised (nullopt: it compiled, or there is no such
+  // template). A template that does not compile fails only when render selects it, as in
+  // transformers; this lets a caller check up front.
+  std::optional<Error> compile_error(const std::string& name) const;
   // The name apply_chat_template would pick (named, tool_use when tools are given, default).
   std::string select(const std::optional<std::string>& name, bool has_tools) const;
 
@@ -168,6 +176,11 @@ struct PolyfillOptions {
   // A tool message, and the name of the call it answers ("" when unknown).
   std::function<std::string(const Value& tool_message, const std::string& name)> response_text;
 };
+
+// For `--polyfill LIST` (and convert_rows' polyfill=): "all", "none", or comma-separated names of
+// the switches above (others off); "-name" turns one off from "all" ("all,-system_to_user").
+// Throws Error(ValueError) on an unknown name.
+PolyfillOptions polyfill_options_from_list(std::string_view list);
 
 // Spans of each message's text in `text`, searched in order (see Rendered::message_spans).
 std::vector<std::optional<TextSpan>> locate_messages(const std::string& text, const std::vector<Message>& messages);

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -167,5 +168,20 @@ Detection detect(const std::string& template_source, const chat::Capabilities* c
 
 // Convenience: one whole string.
 ParsedMessage parse_all(const Dialect& d, std::string_view text, const ParseOptions& opts = {});
+
+// ---- a template's dialect (resolve.cpp) ----------------------------------------------------------
+// The dialect that reads a template's calls, as `toolchat detect` and `toolchat parse --template`
+// choose it: the best-scoring registered family, else one inferred from the template itself, else
+// the generic_json fallback. `name` is the registered name or "inferred"; make_parser is
+// thread-safe to call and its parsers are independent.
+struct TemplateDialect {
+  std::string name;
+  std::function<std::unique_ptr<StreamParser>(const ParseOptions&)> make_parser;
+};
+TemplateDialect dialect_for_template(const std::string& template_source, const Value& special_tokens);
+
+// `toolchat detect`'s report: {"dialect", "capabilities", "warnings"} (special_tokens: a dict,
+// bos_token and the like, as the template will see them).
+Value detect_report(const std::string& template_source, const Value& special_tokens);
 
 }  // namespace toolchat::dialects

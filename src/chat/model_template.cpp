@@ -77,14 +77,22 @@ const std::string& ModelTemplate::source(const std::string& name) const {
 
 const Value& ModelTemplate::special_tokens() const { return impl_->set.special_tokens; }
 
+std::optional<Error> ModelTemplate::compile_error(const std::string& name) const {
+  for (size_t i = 0; i < impl_->set.templates.size(); ++i)
+    if (impl_->set.templates[i].first == name) return impl_->errors[i];
+  return std::nullopt;
+}
+
 std::string ModelTemplate::select(const std::optional<std::string>& name, bool tools) const {
   return impl_->set.templates[impl_->index_of(&select_template(impl_->set, name, tools))].first;
 }
 
 Rendered ModelTemplate::render(const Conversation& conv, const RenderOptions& opts) const {
   Value ctx = to_openai_json(conv);
-  Rendered r = render_json(ctx, opts);
-  r.message_spans = locate_messages(r.text, conv.messages);
+  RenderOptions text_only = opts;
+  text_only.locate_messages = false;  // located below from the typed messages themselves
+  Rendered r = render_json(ctx, text_only);
+  if (opts.locate_messages) r.message_spans = locate_messages(r.text, conv.messages);
   return r;
 }
 
@@ -97,6 +105,7 @@ Rendered ModelTemplate::render_json(const Value& context, const RenderOptions& o
   r.text = pc.continue_final ? continue_final(rr.text, pc.messages) : std::move(rr.text);
   r.generation_spans = std::move(rr.generation_spans);
   r.template_name = impl_->set.templates[i].first;
+  if (!opts.locate_messages) return r;
   // Messages that do not convert (not OpenAI-shaped) are simply not located.
   std::vector<Message> typed;
   if (pc.messages.is_list()) {

@@ -54,9 +54,6 @@ std::string default_response_text(const Value& tool_message, const std::string& 
 // The transformed context (the input is not modified; unchanged parts are shared).
 Value apply_polyfills(const Value& context, const Capabilities& caps, const PolyfillOptions& opts = {});
 
-// For `--polyfill LIST`: "all", "none", or comma-separated names from the list above (others
-// off); "-name" turns one off from "all" ("all,-system_to_user"). Throws Error(ValueError) on an
-// unknown name.
-PolyfillOptions polyfill_options_from_list(std::string_view list);
+// `--polyfill LIST`: polyfill_options_from_list (toolchat/chat.hpp).
 
 }  // namespace toolchat::chat

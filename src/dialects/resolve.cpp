@@ -53,6 +53,11 @@ Value report(const chat::Capabilities& caps, const Resolution& r) {
 }
 }  // namespace
 
+TemplateDialect dialect_for_template(const std::string& src, const Value& special_tokens) {
+  Resolution r = resolve(src, special_tokens);
+  return {r.name(), r.factory()};
+}
+
 Value detect_report(const std::string& src, const Value& special_tokens) {
   chat::Capabilities caps = chat::detect_capabilities(src, special_tokens);
   TemplateProbe probe(src, special_tokens);

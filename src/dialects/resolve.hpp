@@ -28,8 +28,7 @@ Resolution resolve(const std::string& template_source, const TemplateProbe& prob
                    const chat::Capabilities* caps = nullptr, bool infer_only = false);
 Resolution resolve(const std::string& template_source, const Value& special_tokens);
 
-// `toolchat detect`: {"dialect", "capabilities", "warnings"}.
-Value detect_report(const std::string& template_source, const Value& special_tokens);
+// `toolchat detect`'s report: detect_report (toolchat/dialects.hpp).
 // `toolchat check`: the detect report + "round_trip" (1 and 2 calls rendered and parsed back,
 // round_trip_json) and "ok". A template that cannot render tool calls has "round_trip_skipped"
 // (with the reason) and is ok. *ok: false when a round trip fails.

@@ -1,0 +1,217 @@
+#include "py_values.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <utility>
+#include <vector>
+
+#include "toolchat/json.hpp"
+
+namespace toolchat::py {
+
+namespace {
+
+// Thrown while converting and completed on the way out: each container adds its own step, so the
+// success path builds no paths at all.
+struct PathError {
+  bool type_error;
+  std::string path;  // ".messages[2].content" form, the root excluded
+  std::string message;
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (unsigned char c : s)
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+std::string key_step(const Value& key) {
+  if (key.is_str() && is_identifier(key.str())) return "." + key.str();
+  return "[" + py_repr(key) + "]";
+}
+
+// Per conversion: the dict keys already converted, by object. A conversation repeats the same
+// key objects ("role", "content", "type" ... are interned by Python), so each becomes one shared
+// string instead of one allocation per occurrence.
+struct KeyCache {
+  static constexpr size_t kMax = 64;
+  std::vector<std::pair<PyObject*, Value>> keys;
+  Value get(PyObject* k) {
+    for (const auto& [obj, v] : keys)
+      if (obj == k) return v;
+    Value v = Value::string(utf8(k));
+    if (keys.size() < kMax) keys.emplace_back(k, v);
+    return v;
+  }
+};
+
+Value convert(PyObject* o, int depth, KeyCache& keys);
+
+Value convert_int(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (!overflow) {
+    if (v == -1 && PyErr_Occurred()) throw pybind11::error_already_set();
+    return Value::integer(v);
+  }
+  // Beyond int64: the decimal text, read back as toolchat's big int (Python's int semantics).
+  PyObject* text = PyObject_Str(o);
+  if (!text) throw pybind11::error_already_set();
+  std::string s;
+  try {
+    s = utf8(text);
+  } catch (...) {
+    Py_DECREF(text);
+    throw;
+  }
+  Py_DECREF(text);
+  try {
+    return json::parse(s);
+  } catch (const Error& e) {
+    throw PathError{false, "", e.message()};
+  }
+}
+
+Value convert_dict(PyObject* o, int depth, KeyCache& keys) {
+  Value d = Value::dict();
+  auto& entries = d.dict_obj().entries;
+  entries.reserve(static_cast<size_t>(PyDict_GET_SIZE(o)));
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(o, &pos, &k, &v)) {
+    Value key;
+    if (PyUnicode_CheckExact(k)) {
+      key = keys.get(k);
+    } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
+      key = convert(k, depth + 1, keys);
+    } else {
+      throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};
+    }
+    try {
+      // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
+      // appended as is; the dict's index is built when first needed.
+      Value val = convert(v, depth + 1, keys);
+      entries.emplace_back(std::move(key), std::move(val));
+    } catch (PathError& e) {
+      e.path = key_step(key) + e.path;
+      throw;
+    }
+  }
+  return d;
+}
+
+Value convert_sequence(PyObject* o, int depth, KeyCache& keys) {
+  const bool tuple = PyTuple_Check(o);
+  Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
+  std::vector<Value> items;
+  items.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    // A list may change size during conversion only through other threads; re-check the bound.
+    if (!tuple && i >= PyList_GET_SIZE(o)) break;
+    PyObject* item = tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i);
+    try {
+      items.push_back(convert(item, depth + 1, keys));
+    } catch (PathError& e) {
+      e.path = "[" + std::to_string(i) + "]" + e.path;
+      throw;
+    }
+  }
+  return Value::list(std::move(items), tuple ? ListKind::Tuple : ListKind::List);
+}
+
+Value convert(PyObject* o, int depth, KeyCache& keys) {
+  if (o == Py_None) return Value::none();
+  if (PyBool_Check(o)) return Value::boolean(o == Py_True);
+  if (PyLong_Check(o)) return convert_int(o);
+  if (PyFloat_Check(o)) return Value::floating(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) return Value::string(utf8(o));
+  if (depth >= kMaxDepth)
+    throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
+  if (PyDict_Check(o)) return convert_dict(o, depth, keys);
+  if (PyList_Check(o) || PyTuple_Check(o)) return convert_sequence(o, depth, keys);
+  throw PathError{true, "",
+                  std::string("expected a JSON value (dict, list, tuple, str, int, float, bool or None), not ") +
+                      Py_TYPE(o)->tp_name};
+}
+
+}  // namespace
+
+std::string utf8(PyObject* str) {
+  Py_ssize_t n = 0;
+  if (const char* p = PyUnicode_AsUTF8AndSize(str, &n)) return std::string(p, static_cast<size_t>(n));
+  PyErr_Clear();  // lone surrogates: kept as WTF-8, as toolchat strings hold them
+  PyObject* bytes = PyUnicode_AsEncodedString(str, "utf-8", "surrogatepass");
+  if (!bytes) throw pybind11::error_already_set();
+  std::string s(PyBytes_AS_STRING(bytes), static_cast<size_t>(PyBytes_GET_SIZE(bytes)));
+  Py_DECREF(bytes);
+  return s;
+}
+
+PyObject* to_str(const std::string& s) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
+}
+
+Value to_value(PyObject* obj, const std::string& root) {
+  try {
+    KeyCache keys;
+    return convert(obj, 0, keys);
+  } catch (const PathError& e) {
+    std::string where = root + e.path;
+    if (e.type_error) throw pybind11::type_error(where + ": " + e.message);
+    throw pybind11::value_error(where + ": " + e.message);
+  }
+}
+
+PyObject* to_python(const Value& v) {
+  switch (v.type()) {
+    case Type::Undefined:
+    case Type::None: Py_RETURN_NONE;
+    case Type::Bool: return PyBool_FromLong(v.as_bool());
+    case Type::Int: return PyLong_FromLongLong(v.as_int());
+    case Type::Float: return PyFloat_FromDouble(v.as_float());
+    case Type::Str: return to_str(v.str());
+    case Type::List: {
+      const auto& items = v.items();
+      const bool tuple = v.list_obj().lkind == ListKind::Tuple;
+      PyObject* out = tuple ? PyTuple_New(static_cast<Py_ssize_t>(items.size()))
+                            : PyList_New(static_cast<Py_ssize_t>(items.size()));
+      if (!out) return nullptr;
+      for (size_t i = 0; i < items.size(); ++i) {
+        PyObject* x = to_python(items[i]);
+        if (!x) {
+          Py_DECREF(out);
+          return nullptr;
+        }
+        if (tuple) PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), x);
+        else PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), x);
+      }
+      return out;
+    }
+    case Type::Dict: {
+      PyObject* out = PyDict_New();
+      if (!out) return nullptr;
+      for (const auto& [k, val] : v.dict_obj().entries) {
+        PyObject* pk = to_python(k);
+        PyObject* pv = pk ? to_python(val) : nullptr;
+        int rc = pv ? PyDict_SetItem(out, pk, pv) : -1;
+        Py_XDECREF(pk);
+        Py_XDECREF(pv);
+        if (rc < 0) {
+          Py_DECREF(out);
+          return nullptr;
+        }
+      }
+      return out;
+    }
+    case Type::Object:
+      if (v.is_bigint()) {
+        std::string digits = py_str(v);
+        return PyLong_FromString(digits.c_str(), nullptr, 10);
+      }
+      return to_str(py_str(v));
+  }
+  Py_RETURN_NONE;
+}
+
+}  // namespace toolchat::py
