@@ -6,9 +6,9 @@
 //   chat::Rendered out = model.render(conv);                          // text + spans
 //
 // Ownership: Conversation, Message and Tool are plain data owned by the caller; a ModelTemplate is
-// a cheap handle to templates compiled once (copies share them). Thread safety: as jinja.hpp, a
-// ModelTemplate and the Values of a conversation are used by one thread at a time (load one per
-// thread to render in parallel). Errors: Error (error.hpp) with the exception transformers raises,
+// a cheap handle to templates compiled once (copies share them). Thread safety: a ModelTemplate
+// may be rendered from several threads at once (its compiled templates and special tokens are
+// frozen, as jinja.hpp says); the Values of a conversation are one thread's at a time. Errors: Error (error.hpp) with the exception transformers raises,
 // and ValueError naming the JSON path for a malformed request.
 #pragma once
 

@@ -43,7 +43,6 @@ Factory factory_for(const pyb::handle& dialect) {
     const TemplateHandle& h = dialect.cast<const TemplateHandle&>();
     std::string src = h.model.source(h.model.select(h.name, false));
     pyb::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(h.render_mutex_until_engine_is_thread_safe);  // its special tokens
     return dialects::dialect_for_template(src, json::parse(json::dumps(h.model.special_tokens()))).make_parser;
   }
   throw pyb::type_error(std::string("dialect: expected a dialect name or a toolchat.Template, not ") +

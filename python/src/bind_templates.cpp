@@ -80,8 +80,6 @@ std::string TemplateHandle::render(const Value& context, const std::optional<std
   opts.clock = clock;
   opts.locate_messages = false;
   pyb::gil_scoped_release unlocked;
-  // TEMPORARY: see render_mutex_until_engine_is_thread_safe in bindings.hpp.
-  std::lock_guard<std::mutex> lock(render_mutex_until_engine_is_thread_safe);
   return model.render_json(context, opts).text;
 }
 
@@ -190,8 +188,6 @@ pyb::object detect(const TemplateHandle& h) {
   Value report;
   {
     pyb::gil_scoped_release unlocked;
-    // The special tokens are the handle's values, shared with renders (see bindings.hpp).
-    std::lock_guard<std::mutex> lock(h.render_mutex_until_engine_is_thread_safe);
     report = dialects::detect_report(src, h.model.special_tokens());
   }
   return steal(to_python(report));
@@ -239,7 +235,6 @@ the dialect that reads this template's tool calls and what the template can rend
       .def_property_readonly(
           "special_tokens",
           [](const TemplateHandle& h) {
-            std::lock_guard<std::mutex> lock(h.render_mutex_until_engine_is_thread_safe);
             return steal(to_python(h.model.special_tokens()));
           },
           "The model's special tokens (``bos_token`` ...), as the template sees them.")

@@ -21,12 +21,6 @@ struct TemplateHandle {
   std::optional<std::string> name;     // load_template's name=, else chosen per call
   std::string path;
 
-  // TEMPORARY, until jinja::Template::render is safe from several threads at once (the engine
-  // shares a compiled tree's reference-counted constants between renders, and ModelTemplate its
-  // special-token Values): renders of one Template are serialised here, with the GIL released.
-  // Remove it, and its lock_guards, once the engine's change has landed.
-  mutable std::mutex render_mutex_until_engine_is_thread_safe;
-
   // Renders an oracle-form context, text only (GIL held on entry; released while rendering).
   std::string render(const Value& context, const std::optional<std::string>& template_name,
                      const jinja::RenderOptions& clock) const;

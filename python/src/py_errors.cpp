@@ -46,6 +46,11 @@ PyObject* builtin_class(ErrorKind k) {
     case ErrorKind::UnicodeDecodeError:
     case ErrorKind::UnicodeEncodeError:
     case ErrorKind::ValueError: return PyExc_ValueError;
+    // A file that cannot be read is Python's OSError (FileNotFoundError, IsADirectoryError are its
+    // subclasses); a model folder without a template or a bad setting is a ValueError, as
+    // transformers raises for a tokenizer without a chat template.
+    case ErrorKind::OSError: return PyExc_OSError;
+    case ErrorKind::ConfigError: return PyExc_ValueError;
     case ErrorKind::InternalError:
     default: return PyExc_RuntimeError;
   }

@@ -3,6 +3,7 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "toolchat/chat.hpp"
+#include "value/frozen.hpp"
 #include "value/pystr.hpp"
 
 namespace toolchat::chat {
@@ -11,6 +12,9 @@ struct ModelTemplate::Impl {
   TemplateSet set;
   std::vector<std::shared_ptr<jinja::Template>> compiled;  // null when compiling failed
   std::vector<std::optional<Error>> errors;                // ... and why
+  // The special tokens go into every render's variables, from any thread: frozen (their counts
+  // never touched). Declared last, so it thaws them before `set` lets them go.
+  FrozenValues frozen_tokens;
 
   size_t index_of(const std::string* src) const {
     for (size_t i = 0; i < set.templates.size(); ++i)
@@ -33,6 +37,7 @@ std::shared_ptr<const ModelTemplate::Impl> ModelTemplate::compile_all(TemplateSe
       impl->errors.emplace_back(e);
     }
   }
+  impl->frozen_tokens.freeze(impl->set.special_tokens);
   return impl;
 }
 

@@ -218,7 +218,7 @@ def test_bad_arguments_name_the_json_path():
         tpl.apply([loop])  # a batch whose first conversation holds itself
     with pytest.raises(TypeError, match="^messages: expected a list"):
         tpl.apply("hello")
-    with pytest.raises(ValueError, match="no-such-model"):
+    with pytest.raises(OSError, match="no-such-model"):  # as transformers' from_pretrained raises
         toolchat.load_template("no-such-model")
 
 
@@ -233,3 +233,12 @@ def test_values_round_trip_exactly(oracle):
 
 def test_version():
     assert toolchat.__version__ == run_cli("--version").stdout.decode().split()[-1]
+
+
+def test_file_errors_are_oserrors_with_the_os_reason(tmp_path):
+    # As open() fails: an OSError naming the OS's reason, not a ValueError.
+    with pytest.raises(OSError, match="No such file or directory"):
+        toolchat.load_template(str(tmp_path / "missing.jinja"))
+    # A folder without any chat template is a setting that cannot work: ValueError, as transformers raises.
+    with pytest.raises(ValueError):
+        toolchat.load_template(str(tmp_path))

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "chat/render_case.hpp"
+#include "toolchat/chat.hpp"
 #include "toolchat/jinja.hpp"
 #include "toolchat/json.hpp"
 #include "value/files.hpp"
@@ -36,6 +37,7 @@ struct Pair {
 
 struct Corpus {
   std::vector<std::string> template_names;
+  std::vector<std::string> sources;
   std::vector<jinja::Template> templates;
   std::vector<std::string> special_tokens;  // JSON text per template ("{}" when none)
   std::vector<std::string> context_names;
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
       continue;  // a template that does not compile has no render to share
     }
     c.template_names.push_back(p.stem().string());
+    c.sources.push_back(files::read_file(p.string()));
     fs::path tok = p;
     tok.replace_extension(".tokens.json");
     c.special_tokens.push_back(fs::exists(tok) ? files::read_file(tok.string()) : "{}");
@@ -152,6 +155,40 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : pool) t.join();
+
+  // The same through chat::ModelTemplate, whose special tokens every render's variables share.
+  std::vector<chat::ModelTemplate> models;
+  for (size_t t = 0; t < c.templates.size(); ++t)
+    models.push_back(chat::ModelTemplate::from_sources({{"default", c.sources[t]}}, json::parse(c.special_tokens[t])));
+  auto model_text = [&](size_t t, const Value& ctx) -> std::string {
+    try {
+      return models[t].render_json(ctx, chat::RenderOptions{}).text;
+    } catch (const Error& e) {
+      return std::string("error: ") + e.message();
+    }
+  };
+  std::vector<std::string> model_expected;
+  {
+    ThreadValues tv(c);
+    for (const Pair& p : pairs) model_expected.push_back(model_text(p.tmpl, tv.contexts[p.ctx]));
+  }
+  std::atomic<size_t> model_mismatches{0};
+  pool.clear();
+  for (unsigned th = 0; th < threads; ++th) {
+    pool.emplace_back([&, th] {
+      ThreadValues tv(c);
+      size_t n = pairs.size();
+      for (size_t k = 0; k < n; ++k) {
+        size_t i = (k + (n * th) / threads) % n;
+        if (model_text(pairs[i].tmpl, tv.contexts[pairs[i].ctx]) != model_expected[i] && model_mismatches.fetch_add(1) < 10)
+          std::fprintf(stderr, "render_threads: thread %u: model template %s with %s differs\n", th,
+                       c.template_names[pairs[i].tmpl].c_str(), c.context_names[pairs[i].ctx].c_str());
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  mismatches += model_mismatches.load();
+
   size_t ok = 0;
   for (const auto& p : pairs) ok += p.expected.ok;
   std::printf("render_threads: %zu templates x %zu contexts (%zu rendered, %zu errors), %u threads x %u rounds: "
