@@ -4,6 +4,7 @@
 #include "chat/template_source.hpp"
 #include "toolchat/chat.hpp"
 #include "value/frozen.hpp"
+#include "value/json.hpp"
 #include "value/pystr.hpp"
 
 namespace toolchat::chat {
@@ -37,6 +38,9 @@ std::shared_ptr<const ModelTemplate::Impl> ModelTemplate::compile_all(TemplateSe
       impl->errors.emplace_back(e);
     }
   }
+  // Frozen in a graph of our own: a caller's handles into a frozen graph would not be counted,
+  // and would be freed early once it thaws. (Special tokens are JSON: the round trip is exact.)
+  impl->set.special_tokens = json::parse(json::dumps(impl->set.special_tokens));
   impl->frozen_tokens.freeze(impl->set.special_tokens);
   return impl;
 }
