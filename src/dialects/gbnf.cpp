@@ -107,6 +107,27 @@ std::string Builder::primitive(const std::string& kind) {
   return "json-value";
 }
 
+std::optional<std::string> Builder::alternatives(const Value& schema, const std::string& hint,
+                                                 std::string (Builder::*of)(const Value&, const std::string&)) {
+  for (const char* key : {"anyOf", "oneOf"})
+    if (const Value* alts = get(schema, key); alts && alts->is_list() && !alts->items().empty()) {
+      std::string body;
+      for (size_t i = 0; i < alts->items().size(); ++i)
+        body += (i ? " | " : "") + (this->*of)(alts->items()[i], hint + "-" + std::to_string(i));
+      return rule(hint, body);
+    }
+  const Value* type = get(schema, "type");
+  if (!type || !type->is_list()) return std::nullopt;
+  std::string body;
+  for (const Value& t : type->items()) {  // a type list: one alternative per type, the rest shared
+    Value one = Value::dict();
+    one.dict_obj().entries = schema.dict_obj().entries;
+    one.dict_obj().set(Value::string("type"), t);
+    body += (body.empty() ? "" : " | ") + (this->*of)(one, hint + "-" + (t.is_str() ? t.str() : "t"));
+  }
+  return body.empty() ? std::string() : rule(hint, body);
+}
+
 std::string Builder::value(const Value& schema, const std::string& hint) {
   if (!schema.is_dict()) return primitive("json");
   if (const Value* c = get(schema, "const")) return rule(hint, literal(compact_json(*c)));
@@ -115,24 +136,8 @@ std::string Builder::value(const Value& schema, const std::string& hint) {
     for (const Value& v : e->items()) body += (body.empty() ? "" : " | ") + literal(compact_json(v));
     return rule(hint, body);
   }
-  for (const char* key : {"anyOf", "oneOf"})
-    if (const Value* alts = get(schema, key); alts && alts->is_list() && !alts->items().empty()) {
-      std::string body;
-      for (size_t i = 0; i < alts->items().size(); ++i)
-        body += (i ? " | " : "") + value(alts->items()[i], hint + "-" + std::to_string(i));
-      return rule(hint, body);
-    }
+  if (auto alts = alternatives(schema, hint, &Builder::value)) return alts->empty() ? primitive("json") : *alts;
   const Value* type = get(schema, "type");
-  if (type && type->is_list()) {
-    std::string body;
-    for (const Value& t : type->items()) {
-      Value one = Value::dict();
-      one.dict_obj().entries = schema.dict_obj().entries;
-      one.dict_obj().set(Value::string("type"), t);
-      body += (body.empty() ? "" : " | ") + value(one, hint + "-" + (t.is_str() ? t.str() : "t"));
-    }
-    return body.empty() ? primitive("json") : rule(hint, body);
-  }
   std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
   if (t == "string") {
     auto min = size_keyword(schema, "minLength"), max = size_keyword(schema, "maxLength");
@@ -415,24 +420,8 @@ std::string Builder::py_value(const Value& schema, const std::string& hint) {
     for (const Value& x : e->items()) alts += (alts.empty() ? "" : " | ") + literal_of(x);
     return rule(hint, alts);
   }
-  for (const char* key : {"anyOf", "oneOf"})
-    if (const Value* alts = get(schema, key); alts && alts->is_list() && !alts->items().empty()) {
-      std::string body;
-      for (size_t i = 0; i < alts->items().size(); ++i)
-        body += (i ? " | " : "") + py_value(alts->items()[i], hint + "-" + std::to_string(i));
-      return rule(hint, body);
-    }
+  if (auto alts = alternatives(schema, hint, &Builder::py_value)) return alts->empty() ? any() : *alts;
   const Value* type = get(schema, "type");
-  if (type && type->is_list()) {
-    std::string body;
-    for (const Value& t : type->items()) {
-      Value one = Value::dict();
-      one.dict_obj().entries = schema.dict_obj().entries;
-      one.dict_obj().set(Value::string("type"), t);
-      body += (body.empty() ? "" : " | ") + py_value(one, hint + "-" + (t.is_str() ? t.str() : "t"));
-    }
-    return body.empty() ? any() : rule(hint, body);
-  }
   std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
   if (t == "string") {
     auto lo = size_keyword(schema, "minLength"), hi = size_keyword(schema, "maxLength");

@@ -101,6 +101,10 @@ class Builder {
   std::string py_kwargs(const Value& params, const std::string& hint);
   // A Python literal matching `schema`: 'str' or "str", ints, floats, True/False/None, lists, dicts.
   std::string py_value(const Value& schema, const std::string& hint);
+  // anyOf / oneOf, or a list of types: a rule of alternatives, each made by `of` ("" for an empty
+  // type list); nullopt when the schema is neither.
+  std::optional<std::string> alternatives(const Value& schema, const std::string& hint,
+                                          std::string (Builder::*of)(const Value&, const std::string&));
   // Any text (possibly empty) that does not contain `stop`, byte for byte.
   std::string until(std::string_view stop) { return until_any({std::string(stop)}); }
   // Any text (possibly empty) that contains none of `stops`: an Aho-Corasick automaton over their
