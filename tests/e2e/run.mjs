@@ -444,8 +444,13 @@ async function protocolGroup(servers) {
   const o = await client(go).chat.completions.create({ model: 'tiny', messages: hi, max_tokens: 6, seed: 2 });
   check(o.choices[0].finish_reason === 'length' && o.usage.completion_tokens === 6 && o.choices[0].message.content.length > 0,
     'openai kind: plain chat through /v1/completions', { finish: o.choices[0].finish_reason, usage: o.usage });
+  // Cut by max_tokens: the answer asked for, as it is (finish_reason length, no call), not retried.
+  const cut = await client(go).chat.completions.create({ model: 'tiny', messages: hi, tools: TOOLS, tool_choice: 'required', max_tokens: 40, seed: 2 });
+  check(cut.choices[0].finish_reason === 'length' && !cut.choices[0].message.tool_calls && cut.usage.completion_tokens === 40,
+    'openai kind without a grammar: an answer cut by max_tokens is returned as is, not retried', { finish: cut.choices[0].finish_reason, usage: cut.usage });
+  // Ended by the model (a stop word) without a call: checked, retried once, refused.
   try {
-    await client(go).chat.completions.create({ model: 'tiny', messages: hi, tools: TOOLS, tool_choice: 'required', max_tokens: 40, seed: 2 });
+    await client(go).chat.completions.create({ model: 'tiny', messages: hi, tools: TOOLS, tool_choice: 'required', max_tokens: 200, seed: 2, stop: ['e'] });
     check(false, 'openai kind without a grammar: a random model cannot honour tool_choice: 502 expected');
   } catch (e) {
     check(e.status === 502 && e.code === 'tool_choice_not_honoured', 'openai kind without a grammar: 502 tool_choice_not_honoured', `${e.status} ${e.code}`);
