@@ -397,11 +397,15 @@ Template Template::compile(std::string_view source, std::string name, const Engi
   src->text = normalize_source(source, false);
   ct->source = src;
   try {
-    Error lex_error(ErrorKind::TemplateSyntaxError, "");
-    std::vector<Token> tokens = tokenize(src->text, LexOptions{}, &lex_error);
-    bool lex_failed = !lex_error.message().empty() || lex_error.has_position();
-    parse_template(tokens, ct->arena, ct->syms, ct->root, limits, lex_failed ? &lex_error : nullptr);
-    if (lex_failed) throw lex_error;  // the parser stopped short of it
+    {
+      // The tokens' values (the literals the tree shares) are dropped before the freeze below: a
+      // handle dropped while its object is frozen is not counted, and the object would leak.
+      Error lex_error(ErrorKind::TemplateSyntaxError, "");
+      std::vector<Token> tokens = tokenize(src->text, LexOptions{}, &lex_error);
+      bool lex_failed = !lex_error.message().empty() || lex_error.has_position();
+      parse_template(tokens, ct->arena, ct->syms, ct->root, limits, lex_failed ? &lex_error : nullptr);
+      if (lex_failed) throw lex_error;  // the parser stopped short of it
+    }
     Resolver resolver(ct->syms, *src);
     resolver.block_stmts = &ct->blocks;
     resolver.body(ct->root, false);
