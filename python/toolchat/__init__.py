@@ -21,6 +21,7 @@ from toolchat._errors import (
     TemplateSyntaxError,
     UndefinedError,
 )
+from toolchat import _errors
 from toolchat._core import (
     StreamParser,
     Template,
@@ -41,13 +42,5 @@ __all__ = [
     "StreamParser",
     "dialect_names",
     "convert_rows",
-    "TemplateError",
-    "TemplateSyntaxError",
-    "TemplateAssertionError",
-    "TemplateRuntimeError",
-    "UndefinedError",
-    "SecurityError",
-    "FilterArgumentError",
-    "LimitError",
-    "BadRowWarning",
+    *_errors.__all__,
 ]

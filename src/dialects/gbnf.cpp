@@ -107,6 +107,22 @@ std::string Builder::primitive(const std::string& kind) {
   return "json-value";
 }
 
+// "[" item ("," item)* "]" within the schema's minItems / maxItems (a maxItems below minItems reads
+// as minItems), for JSON and Python lists alike.
+std::string Builder::bounded_list(const Value& schema, const std::string& item, const std::string& hint) {
+  std::string ws = primitive("ws");
+  std::string more = "( " + ws + " \",\" " + ws + " " + item + " )";
+  size_t lo = size_keyword(schema, "minItems").value_or(0);
+  std::optional<size_t> hi = size_keyword(schema, "maxItems");
+  if (hi && *hi < lo) hi = lo;
+  std::string body;
+  if (hi && *hi == 0) body = "";
+  else if (!hi) body = item + " " + more + (lo > 1 ? "{" + std::to_string(lo - 1) + ",}" : "*");
+  else body = item + " " + repeat(more, lo > 0 ? lo - 1 : 0, *hi - 1);
+  if (lo == 0 && !body.empty()) body = "( " + body + " )?";
+  return rule(hint, "\"[\" " + ws + " " + body + " " + ws + " \"]\"");
+}
+
 std::optional<std::string> Builder::alternatives(const Value& schema, const std::string& hint,
                                                  std::string (Builder::*of)(const Value&, const std::string&)) {
   for (const char* key : {"anyOf", "oneOf"})
@@ -152,17 +168,7 @@ std::string Builder::value(const Value& schema, const std::string& hint) {
   if (t == "array") {
     const Value* items = get(schema, "items");
     std::string item = items && items->is_dict() ? value(*items, hint + "-item") : primitive("json");
-    std::string ws = primitive("ws");
-    std::string more = "( " + ws + " \",\" " + ws + " " + item + " )";
-    size_t lo = size_keyword(schema, "minItems").value_or(0);
-    std::optional<size_t> hi = size_keyword(schema, "maxItems");
-    if (hi && *hi < lo) hi = lo;
-    std::string body;
-    if (hi && *hi == 0) body = "";
-    else if (!hi) body = item + " " + more + (lo > 1 ? "{" + std::to_string(lo - 1) + ",}" : "*");
-    else body = item + " " + repeat(more, lo > 0 ? lo - 1 : 0, *hi - 1);
-    if (lo == 0 && !body.empty()) body = "( " + body + " )?";
-    return rule(hint, "\"[\" " + ws + " " + body + " " + ws + " \"]\"");
+    return bounded_list(schema, item, hint);
   }
   return primitive("json");
 }
@@ -435,15 +441,7 @@ std::string Builder::py_value(const Value& schema, const std::string& hint) {
   if (t == "array") {
     const Value* items = get(schema, "items");
     std::string item = items && items->is_dict() ? py_value(*items, hint + "-item") : any();
-    auto lo = size_keyword(schema, "minItems").value_or(0);
-    auto hi = size_keyword(schema, "maxItems");
-    std::string more = "( " + ws + " \",\" " + ws + " " + item + " )";
-    std::string body;
-    if (hi && *hi == 0) body = "";
-    else if (!hi) body = item + " " + more + (lo > 1 ? "{" + std::to_string(lo - 1) + ",}" : "*");
-    else body = item + " " + repeat(more, lo > 0 ? lo - 1 : 0, *hi - 1);
-    if (lo == 0 && !body.empty()) body = "( " + body + " )?";
-    return rule(hint, "\"[\" " + ws + " " + body + " " + ws + " \"]\"");
+    return bounded_list(schema, item, hint);
   }
   if (t == "object") {
     const Value* props = get(schema, "properties");

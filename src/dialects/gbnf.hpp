@@ -101,6 +101,8 @@ class Builder {
   std::string py_kwargs(const Value& params, const std::string& hint);
   // A Python literal matching `schema`: 'str' or "str", ints, floats, True/False/None, lists, dicts.
   std::string py_value(const Value& schema, const std::string& hint);
+  // A JSON or Python list of `item` rules within the schema's minItems / maxItems.
+  std::string bounded_list(const Value& schema, const std::string& item, const std::string& hint);
   // anyOf / oneOf, or a list of types: a rule of alternatives, each made by `of` ("" for an empty
   // type list); nullopt when the schema is neither.
   std::optional<std::string> alternatives(const Value& schema, const std::string& hint,

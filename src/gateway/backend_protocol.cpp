@@ -134,10 +134,6 @@ Value completions_logprobs(const Value& lp) {
   return Value::list(std::move(out));
 }
 
-[[noreturn]] void ollama_refuses(const char* param, const std::string& why) {
-  throw ApiError(400, std::string(param) + ": " + why, "invalid_request_error", param, "unsupported_parameter");
-}
-
 }  // namespace
 
 Protocol protocol_for(BackendKind kind, const std::string& prefix, GrammarForm form) {
@@ -205,8 +201,8 @@ std::string Protocol::body(const GenRequest& r, const std::string& model) const 
       break;
     case BackendKind::OllamaGenerate:
     case BackendKind::OllamaChat: {
-      if (r.logit_bias.is_dict()) ollama_refuses("logit_bias", "the ollama backend has no token biases");
-      if (r.top_logprobs) ollama_refuses("logprobs", "the ollama backend does not report token log probabilities");
+      if (r.logit_bias.is_dict()) throw unsupported_parameter("logit_bias", "the ollama backend has no token biases");
+      if (r.top_logprobs) throw unsupported_parameter("logprobs", "the ollama backend does not report token log probabilities");
       put(b, "model", Value::string(model));
       if (kind == BackendKind::OllamaGenerate) {
         put(b, "prompt", Value::string(r.prompt));

@@ -292,9 +292,7 @@ Value parse_logit_bias(const Value& req) {
   return lb->dict_obj().entries.empty() ? Value() : *lb;
 }
 
-[[noreturn]] void unsupported(const std::string& param, const std::string& why) {
-  throw ApiError(400, param + ": " + why, "invalid_request_error", param, "unsupported_parameter");
-}
+[[noreturn]] void unsupported(const std::string& param, const std::string& why) { throw unsupported_parameter(param, why); }
 
 // Fields of the OpenAI API this gateway cannot honour: refused by name when they ask for something
 // (a value other than the API's default), so that a client never gets a 200 that ignored them.
