@@ -181,21 +181,21 @@ struct CtxCase {
 #define LOAD(...)
 #define CTX(...)
 #define DUMP(...) DumpCase{__VA_ARGS__},
-const DumpCase kDumpCases[] = {
+constexpr DumpCase kDumpCases[] = {
 #include "data/json_cases.inc"
 };
 #undef DUMP
 #define DUMP(...)
 #undef LOAD
 #define LOAD(...) LoadCase{__VA_ARGS__},
-const LoadCase kLoadCases[] = {
+constexpr LoadCase kLoadCases[] = {
 #include "data/json_cases.inc"
 };
 #undef LOAD
 #define LOAD(...)
 #undef CTX
 #define CTX(...) CtxCase{__VA_ARGS__},
-const CtxCase kCtxCases[] = {
+constexpr CtxCase kCtxCases[] = {
 #include "data/json_cases.inc"
 };
 #undef CTX
