@@ -55,6 +55,8 @@ enum class WarningKind : uint8_t {
   UnclosedReasoning,  // output ended inside a reasoning block
   UnknownTool,        // a call to a tool that is not in ParseOptions::tools (the call is kept)
   InvalidArguments,   // arguments were not a JSON object (the call is kept with what was given)
+  BackendError,       // the gateway's, not a parser's: the backend failed after it had generated the
+                      // answer, which is what it streamed before the failure
 };
 const char* warning_kind_name(WarningKind k);
 struct Warning {

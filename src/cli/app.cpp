@@ -120,7 +120,8 @@ void TemplateOptions::add_to(CLI::App& app, bool required) {
                            "a model folder or a .gguf file");
   if (required) t->required();
   app.add_option("--name", name, "use this named template (default: tool_use when tools are given, else default)");
-  app.add_option("--tokens", tokens, "JSON object of special tokens (bos_token, ...) over the template's own");
+  app.add_option("--tokens,--special-tokens", tokens,
+                 "JSON file: an object of special tokens (bos_token, ...) over the template's own");
 }
 
 LoadedTemplate load_template(const TemplateOptions& t) {
@@ -150,6 +151,23 @@ Value parse_kwargs(const std::string& text) {
   }
   if (!v.is_dict()) throw UsageError("--kwargs: expected a JSON object, e.g. '{\"enable_thinking\": false}'");
   return v;
+}
+
+jinja::RenderOptions parse_now(const std::string& text) {
+  jinja::RenderOptions o;
+  if (text == "real") {
+    o.fixed_now = false;
+    return o;
+  }
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  char sep = 'T';
+  double frac = 0;
+  int n = std::sscanf(text.c_str(), "%d-%d-%d%c%d:%d:%d", &y, &mo, &d, &sep, &h, &mi, &s);
+  if (n < 3) throw UsageError("--now: invalid isoformat string: " + string_repr(text));
+  if (auto dot = text.find('.'); dot != std::string::npos) frac = std::stod("0" + text.substr(dot));
+  o.year = y; o.month = mo; o.day = d; o.hour = h; o.minute = mi; o.second = s;
+  o.microsecond = static_cast<int>(frac * 1e6 + 0.5);
+  return o;
 }
 
 void write_stdout(const std::string& s) {

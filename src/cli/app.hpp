@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "toolchat/error.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::cli {
@@ -60,6 +61,7 @@ Verb add_parse(CLI::App& root);
 Verb add_convert(CLI::App& root);
 Verb add_serve(CLI::App& root);
 Verb add_tokenize(CLI::App& root);
+Verb add_completion(CLI::App& root);
 
 // An environment variable for every long option of a verb, --help excepted, called once its
 // options are all declared. `serve`, the long-running service, reads TOOLCHAT_<OPTION> as
@@ -98,6 +100,12 @@ LoadedTemplate load_template(const TemplateOptions& t);
 
 // --kwargs JSON: a JSON object, else UsageError.
 Value parse_kwargs(const std::string& text);
+
+// --now: the instant strftime_now reports, "YYYY-MM-DD[THH:MM:SS[.ffffff]]", or "real" for the
+// clock; else UsageError. kFixedNow is the reproducible default of the oracle forms of render and
+// of convert: the instant tests/oracle/hf_render.py gives (and jinja::RenderOptions' default).
+constexpr const char* kFixedNow = "2026-01-15T09:30:00";
+jinja::RenderOptions parse_now(const std::string& text);
 
 // Writes to stdout in one call.
 void write_stdout(const std::string& s);

@@ -26,6 +26,7 @@ namespace {
 struct ConvertArgs {
   std::string from, model, input, output;
   std::optional<std::string> name, polyfill, kwargs, special_tokens;
+  std::string now = kFixedNow;
   std::string tokenizer;
   size_t max_length = 0;
   int threads = 2;
@@ -129,6 +130,7 @@ int run_convert(const ConvertArgs& a) {
     }
   }
   if (a.kwargs) cfg.label.kwargs = parse_kwargs(*a.kwargs);
+  cfg.label.clock = parse_now(a.now);
   if (a.special_tokens) {
     Value v = json::parse_file(*a.special_tokens);
     if (!v.is_dict()) throw Failure(*a.special_tokens + ": expected a JSON object of special tokens");
@@ -166,7 +168,11 @@ Verb add_convert(CLI::App& root) {
   app->add_option("--name", a->name, "use this named template (default: tool_use when a row has tools, else default)");
   app->add_option("--polyfill", a->polyfill, "show what the template cannot (all, none, or a comma-separated list)");
   app->add_option("--kwargs", a->kwargs, "extra template variables, a JSON object, e.g. '{\"enable_thinking\": false}'");
-  app->add_option("--special-tokens", a->special_tokens, "JSON object of special tokens (bos_token, ...) over the model's");
+  app->add_option("--special-tokens,--tokens", a->special_tokens,
+                  "JSON file: an object of special tokens (bos_token, ...) over the model's");
+  app->add_option("--now", a->now,
+                  "the clock strftime_now sees (ISO date/time), or 'real' (today's date, as apply_chat_template); "
+                  "the default instant keeps a dataset reproducible");
   app->add_flag("--train-on-prompt", a->train_on_prompt, "train on every span, not only assistant turns");
   app->add_flag("--last-turn-only", a->last_turn_only, "train only the last assistant turn");
   app->add_flag("--split", a->split, "a row of its own for each turn the full text cannot train (rewritten turns)");

@@ -23,26 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The date and time tests/oracle/hf_render.py gives strftime_now.
-constexpr const char* kOracleNow = "2026-01-15T09:30:00";
-
-jinja::RenderOptions parse_now(const std::optional<std::string>& now) {
-  jinja::RenderOptions o;
-  if (!now) return o;
-  if (*now == "real") {
-    o.fixed_now = false;
-    return o;
-  }
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  char sep = 'T';
-  double frac = 0;
-  int n = std::sscanf(now->c_str(), "%d-%d-%d%c%d:%d:%d", &y, &mo, &d, &sep, &h, &mi, &s);
-  if (n < 3) throw UsageError("--now: invalid isoformat string: " + string_repr(*now));
-  if (auto dot = now->find('.'); dot != std::string::npos) frac = std::stod("0" + now->substr(dot));
-  o.year = y; o.month = mo; o.day = d; o.hour = h; o.minute = mi; o.second = s;
-  o.microsecond = static_cast<int>(frac * 1e6 + 0.5);
-  return o;
-}
 
 std::string dumps(const Value& v) {
   json::DumpOptions o;
@@ -260,7 +240,7 @@ Verb add_render(CLI::App& root) {
       "  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json --add-generation-prompt");
   return {app, [a] {
             // The oracle's fixed clock keeps its goldens reproducible; a model's prompt gets today's date.
-            jinja::RenderOptions opts = parse_now(a->now ? *a->now : a->model ? "real" : kOracleNow);
+            jinja::RenderOptions opts = parse_now(a->now ? *a->now : a->model ? "real" : kFixedNow);
             if (a->batch) return run_batch(*a->batch, opts, a->repeat);
             if (a->model) return run_friendly(*a, opts);
             return run_oracle_form(*a, opts);

@@ -65,7 +65,7 @@ int main_impl(int argc, char** argv) {
       "Example:\n  toolchat render --model examples/qwen2.5 --messages examples/tool_use.json\n"
       "Run 'toolchat VERB --help' for a verb's options.");
   std::map<const CLI::App*, Verb> verbs;
-  for (auto add : {add_render, add_detect, add_parse, add_check, add_convert, add_serve, add_tokenize}) {
+  for (auto add : {add_render, add_detect, add_parse, add_check, add_convert, add_serve, add_tokenize, add_completion}) {
     Verb v = add(root);
     add_env_names(*v.app);
     verbs[v.app] = std::move(v);

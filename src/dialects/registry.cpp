@@ -75,6 +75,7 @@ const char* warning_kind_name(WarningKind k) {
     case WarningKind::UnclosedReasoning: return "unclosed_reasoning";
     case WarningKind::UnknownTool: return "unknown_tool";
     case WarningKind::InvalidArguments: return "invalid_arguments";
+    case WarningKind::BackendError: return "backend_error_after_output";
   }
   return "?";
 }

@@ -167,6 +167,7 @@ class HttpBackend final : public Backend {
       if (r.completion_tokens >= 0) result.completion_tokens = r.completion_tokens;
       if (r.cached_tokens >= 0) result.cached_tokens = r.cached_tokens;
       if (!r.finish_reason.empty()) result.finish_reason = r.finish_reason;
+      if (!r.warning.empty()) result.warning = r.warning;
       if (gr.on_logprobs && r.logprobs.is_list() && !r.logprobs.items().empty()) gr.on_logprobs(r.logprobs);
       if (!r.text.empty()) {
         std::string_view text = r.text;

@@ -57,6 +57,7 @@ struct GenResult {
   int64_t prompt_tokens = 0, completion_tokens = 0;
   int64_t cached_tokens = -1;          // prompt tokens served from the backend's cache; -1: unknown
   bool cancelled = false;              // on_text asked to stop
+  std::string warning;                 // the backend failed after generating (Record::warning)
 };
 
 class Backend {

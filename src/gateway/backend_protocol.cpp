@@ -22,6 +22,17 @@ const auto at = chat::conv::get;
 
 int64_t int_or(const Value* v, int64_t dflt) { return v && v->is_int() ? v->as_int() : dflt; }
 
+// llama-server (b10587 and later) runs its own chat parser on every generation, /completion too,
+// and fails the request with HTTP 500 "The model produced output that does not match the expected
+// Content-only format" when the final text is not valid UTF-8: a generation cut by n_predict in the
+// middle of a character (a real model's byte tokens). Its partial records, every complete character,
+// came before; the gateway reads the output itself, so nothing of the answer is lost but that
+// unfinished character, and a cut generation's finish reason is "length".
+bool after_generation(const Value& err) {
+  const Value* m = err.is_dict() ? at(err, "message") : nullptr;
+  return m && m->is_str() && m->str().find("does not match the expected Content-only format") != std::string::npos;
+}
+
 [[noreturn]] void invalid(BackendKind k, const std::string& what) {
   throw ApiError(502, std::string("backend (") + backend_kind_name(k) + ") sent an invalid response: " + what,
                  "server_error", "", "backend_invalid_response");
@@ -237,6 +248,15 @@ Record Protocol::read(std::string_view text) const {
   if (!v.is_dict()) invalid(kind, "expected a JSON object");
   if (const Value* err = at(v, "error")) {
     std::string msg = err->is_str() ? err->str() : json::dumps(*err);
+    if (kind == BackendKind::LlamaCpp && after_generation(*err)) {
+      Record r;
+      r.done = true;
+      r.finish_reason = "length";
+      r.warning = "llama-server failed after generating the answer (" + msg +
+                  "): its output ended inside a UTF-8 character, which it holds back and then cannot read; "
+                  "the answer is the text it sent before, cut by its token limit";
+      return r;
+    }
     throw ApiError(502, std::string("backend (") + backend_kind_name(kind) + ") reported an error: " + msg,
                    "server_error", "", "backend_error");
   }
@@ -248,6 +268,10 @@ Record Protocol::read(std::string_view text) const {
       r.text = c->str();
       const Value* stop = at(v, "stop");
       r.done = stop && stop->is_bool() && stop->as_bool();
+      // Every record counts (so far), not only the last: a generation that fails after its last
+      // partial record (after_generation) keeps the count that record gave.
+      r.prompt_tokens = int_or(at(v, "tokens_evaluated"), -1);
+      r.completion_tokens = int_or(at(v, "tokens_predicted"), -1);
       if (r.done) {
         // llama-server names why it stopped in stop_type ("eos", "word", "limit": n_predict or the
         // context's end; "none" when it did not stop by itself); servers before it (b4xxx) had
@@ -260,8 +284,6 @@ Record Protocol::read(std::string_view text) const {
           r.finish_reason = "length";
         else
           r.finish_reason = lim && lim->is_bool() && lim->as_bool() ? "length" : "stop";
-        r.prompt_tokens = int_or(at(v, "tokens_evaluated"), -1);
-        r.completion_tokens = int_or(at(v, "tokens_predicted"), -1);
         // What llama-server's own chat endpoint reports as prompt_tokens_details.cached_tokens.
         if (const Value* t = at(v, "timings"); t && t->is_dict()) r.cached_tokens = int_or(at(*t, "cache_n"), -1);
       }

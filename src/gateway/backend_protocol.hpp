@@ -16,6 +16,7 @@ struct Record {
   int64_t prompt_tokens = -1, completion_tokens = -1;
   int64_t cached_tokens = -1;  // OpenAI's usage.prompt_tokens_details.cached_tokens
   Value logprobs;              // the record's tokens in OpenAI's chat shape, when the backend sent them
+  std::string warning;         // an error the backend reported after it had generated (done is set)
 };
 
 struct Protocol {

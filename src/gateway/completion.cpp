@@ -331,6 +331,7 @@ Gateway::Attempt Gateway::attempt(const ChatRequest& req, const std::string& ext
   if (a.gen.prompt_tokens == 0) a.gen.prompt_tokens = counted;  // a backend that does not count them
   metrics_.backend_latency.observe(std::chrono::duration<double>(Clock::now() - t0).count());
   if (cfg_.log_prompts && cfg_.log) cfg_.log(log_block(req.log_id, "output", raw_output));
+  if (!a.gen.warning.empty()) parsed.on(dialects::Warning{dialects::WarningKind::BackendError, a.gen.warning});
   if (!a.client_gone) parser->finish(parsed);
   a.names = policy.call_names();
   a.cut_calls = policy.cut_calls();

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MODEL = os.path.join(ROOT, "examples", "qwen2.5")
 MESSAGES = os.path.join(ROOT, "examples", "tool_use.json")
 SHAREGPT = os.path.join(ROOT, "examples", "convert", "sharegpt_tools.jsonl")
-VERBS = ["render", "detect", "parse", "check", "convert", "serve"]
+VERBS = ["render", "detect", "parse", "check", "convert", "serve", "tokenize", "completion"]
 HERMES_OUT = ('Let me look.<tool_call>\n{"name": "get_current_weather", "arguments": {"location": "Paris"}}\n'
               '</tool_call><tool_call>\n{"name": "web_search", "arguments": {"query": "umbrella"}}\n</tool_call>')
 
@@ -65,9 +65,12 @@ class Help(unittest.TestCase):
             "detect": {"--template": None, "--name": None, "--tokens": None},
             "parse": {"--dialect": None, "--seed": None, "--chunk": "0", "--tools": None},
             "check": {"--template": None, "--infer": None},
-            "convert": {"--from": None, "--threads": "2", "--strict": None, "--no-progress": None},
+            "convert": {"--from": None, "--threads": "2", "--strict": None, "--no-progress": None,
+                        "--now": "2026-01-15T09:30:00"},
             "serve": {"--port": "8080", "--host": "127.0.0.1", "--max-body-bytes": str(4 << 20),
                       "--request-timeout": "600", "--backend-kind": "llamacpp", "--threads": "256"},
+            "tokenize": {"--tokenizer": None, "--threads": None},
+            "completion": {},
         }
         for verb in VERBS:
             p = run(verb, "--help")
@@ -76,7 +79,7 @@ class Help(unittest.TestCase):
             self.assertIn("Example:", p.stdout, verb)
             self.assertIn("toolchat " + verb, p.stdout.split("Example:")[1], verb)
             for opt, default in expected[verb].items():
-                line = next((l for l in p.stdout.splitlines() if l.strip().startswith(opt + " ") or l.strip() == opt
+                line = next((l for l in p.stdout.splitlines() if l.strip().startswith((opt + " ", opt + ",")) or l.strip() == opt
                              or l.strip().startswith(opt + "\t")), None)
                 self.assertIsNotNone(line, f"{verb} --help lacks {opt}:\n{p.stdout}")
                 env = ("TOOLCHAT_" if verb == "serve" else "TOOLCHAT_" + verb.upper() + "_") + opt[2:].upper().replace("-", "_")
@@ -88,7 +91,30 @@ class Help(unittest.TestCase):
         readme = read(os.path.join(ROOT, "README.md"))
         for verb in VERBS:
             block = f"<summary><code>toolchat {verb} --help</code></summary>\n\n```\n{run(verb, '--help').stdout.rstrip()}\n```"
-            self.assertIn(block, readme, f"README's `toolchat {verb} --help` block is not the program's (paste it again)")
+            self.assertIn(block, readme, f"README's `toolchat {verb} --help` block is not the program's "
+                          "(tools/readme_help.py --toolchat build/toolchat writes them)")
+
+    def test_bash_completion_knows_verbs_options_and_choices(self):
+        script = run("completion", "bash")
+        self.assertEqual(script.returncode, 0, script.stderr)
+
+        def complete(*words):  # what bash offers for the last word, the script sourced as a user does
+            line = " ".join(["toolchat", *words])
+            prog = (script.stdout + f"\nCOMP_WORDS=(toolchat {' '.join(repr(w) for w in words)}); "
+                    f"COMP_CWORD={len(words)}; COMP_LINE={line!r}; _toolchat; printf '%s\\n' \"${{COMPREPLY[@]}}\"\n")
+            p = subprocess.run(["bash", "--norc", "-c", prog], capture_output=True, text=True, cwd=ROOT, timeout=30)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stdout.split()
+
+        self.assertEqual(set(complete("")), {"--help", "--version", *VERBS})
+        self.assertEqual(complete("con"), ["convert"])
+        self.assertEqual(complete("convert", "--fr"), ["--from"])
+        self.assertEqual(complete("convert", "--from", "sh"), ["sharegpt"])
+        self.assertIn("--max-length", complete("convert", "--"))
+        self.assertEqual(complete("serve", "--backend-k"), ["--backend-kind"])
+        self.assertEqual(set(complete("serve", "--backend-kind", "ll")), {"llamacpp", "llama.cpp"})
+        self.assertEqual(complete("render", "--template", "examples/qwen2.5/chat_t"), ["examples/qwen2.5/chat_template.jinja"])
+        self.assertEqual(run("completion", "zsh").returncode, 2)
 
     def test_toplevel_help_and_version(self):
         p = run("--help")
@@ -226,6 +252,38 @@ class TemplateErrors(Tmp):
         self.assertIn(p.stdout, {before, time.strftime("%Y-%m-%d")})  # a run across midnight sees either
         self.assertEqual(run("render", "--model", t, "--messages", MESSAGES, "--now", "2020-02-03").stdout, "2020-02-03")
         self.assertEqual(run("render", "--template", t, "--context", "-", stdin='{"messages": []}').stdout, "2026-01-15")
+
+    def test_convert_keeps_the_fixed_instant_unless_told(self):
+        # A dataset renders the same on every run and machine; --now real gives today's date.
+        t = self.path("now.jinja")
+        write(t, "{% for m in messages %}{{ m.content }}{% endfor %}{{ strftime_now('%Y-%m-%d') }}")
+        rows = self.path("rows.jsonl")
+        write(rows, json.dumps({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]}) + "\n")
+        for extra, want in [([], {"2026-01-15"}), (["--now", "2020-02-03"], {"2020-02-03"}),
+                            (["--now", "real"], {time.strftime("%Y-%m-%d"), time.strftime("%Y-%m-%d", time.localtime(time.time() + 60))})]:
+            out = self.path("out.jsonl")
+            p = run("convert", "--from", "sharegpt", "--model", t, *extra, rows, out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(json.loads(read(out))["text"][-10:], want, extra)
+        p = run("convert", "--from", "sharegpt", "--model", t, "--now", "yesterday", rows, self.path("o2.jsonl"))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--now", p.stderr)
+
+    def test_special_tokens_file_has_one_name_in_every_verb(self):
+        # detect/check/parse called it --tokens, convert --special-tokens: both names work everywhere.
+        t = self.path("bos.jinja")
+        write(t, "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}")
+        tokens = self.path("tokens.json")
+        write(tokens, json.dumps({"bos_token": "<BOS>"}))
+        rows = self.path("rows.jsonl")
+        write(rows, json.dumps({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]}) + "\n")
+        for name in ["--tokens", "--special-tokens"]:
+            p = run("detect", "--template", t, name, tokens)
+            self.assertEqual(p.returncode, 0, (name, p.stderr))
+            out = self.path("out.jsonl")
+            p = run("convert", "--from", "sharegpt", "--model", t, name, tokens, rows, out)
+            self.assertEqual(p.returncode, 0, (name, p.stderr))
+            self.assertTrue(json.loads(read(out))["text"].startswith("<BOS>"), name)
 
     def test_template_inside_a_config_is_named_with_its_template(self):
         cfg = self.path("tokenizer_config.json")

@@ -497,6 +497,20 @@ await compareScript('llamacpp (stopped_* fields)', client(gwL.port), 'length_leg
   await expectError('backend HTTP 500 (stream)', streamed(c, ask('server_error')), 502, 'backend_error');
   await expectError('backend HTTP 500', c.chat.completions.create(ask('server_error')), 502, 'backend_error');
   await expectError('backend HTTP 400', c.chat.completions.create(ask('backend_400')), 400, 'backend_rejected');
+  // A real llama-server's stream for a generation cut inside a UTF-8 character: its partial records,
+  // then its own chat parser's error (tests/gateway/recorded/README.md). The answer is what it
+  // streamed, finish_reason length, and a backend_error_after_output warning; not a 502 losing the text.
+  const utf8Cut = readFileSync(`${root}/tests/gateway/recorded/llamacpp_completion_utf8_cut.sse`, 'utf8')
+    .split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  const utf8CutText = utf8Cut.map((r) => r.content ?? '').join('');
+  const utf8CutTokens = Math.max(...utf8Cut.map((r) => r.tokens_predicted ?? 0));
+  for (const [label, run] of [['whole', () => whole(c, ask('utf8_cut'))], ['stream', () => streamed(c, ask('utf8_cut'))]]) {
+    const r = await run();
+    check(utf8CutText.length > 0 && r.content === utf8CutText && r.finish === 'length' &&
+      r.warnings?.length === 1 && r.warnings[0].kind === 'backend_error_after_output' && /Content-only/.test(r.warnings[0].detail) &&
+      (label === 'stream' || r.usage?.completion_tokens === utf8CutTokens),
+      `llama-server fails after the generation (${label}): the text it streamed, finish_reason length, a warning`, r);
+  }
   await expectError('backend dies mid-stream', streamed(c, ask('die_midstream')), undefined, 'backend_connection_lost');
   const slow = await gateway(beUrl, 'llamacpp', ['--backend-timeout', '0.5']);
   await expectError('backend slower than --backend-timeout', client(slow.port).chat.completions.create(ask('sleepy')), 504, 'backend_timeout');

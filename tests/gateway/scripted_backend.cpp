@@ -22,6 +22,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +37,7 @@ using namespace toolchat;
 namespace {
 
 Value g_scripts;
+std::string g_scripts_dir;  // "body_file" paths are relative to the scripts file
 std::mutex g_mu;
 std::string g_last, g_last_auth;
 std::atomic<uint64_t> g_requests{0}, g_cancelled{0};
@@ -83,6 +86,11 @@ Plan plan_for(const std::string& prompt) {
   if (!when.empty() && prompt.find(when) != std::string::npos) p.text = str_or(*s, "then", p.text);
   p.finish = str_or(*s, "finish", "stop");
   p.body = str_or(*s, "body", "");
+  if (std::string file = str_or(*s, "body_file", ""); !file.empty()) {  // a body recorded from a real server
+    std::ifstream in(g_scripts_dir + file, std::ios::binary);
+    p.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in && p.body.empty()) p.body = "scripted_backend: cannot read " + g_scripts_dir + file;
+  }
   p.chunk = static_cast<size_t>(std::max<int64_t>(1, int_or(*s, "chunk", 4)));
   p.delay_ms = int_or(*s, "delay_ms", 0);
   p.sleep_ms = std::min<int64_t>(int_or(*s, "sleep_ms", 0), 30000);
@@ -227,6 +235,7 @@ int main(int argc, char** argv) {
   }
   try {
     g_scripts = scripts.empty() ? Value::dict() : json::parse_file(scripts);
+    if (size_t slash = scripts.rfind('/'); slash != std::string::npos) g_scripts_dir = scripts.substr(0, slash + 1);
   } catch (const Error& e) {
     std::fprintf(stderr, "scripted_backend: %s\n", e.message().c_str());
     return 2;
