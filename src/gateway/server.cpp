@@ -222,38 +222,8 @@ std::string bind_problem(const std::string& host, int port) {
   return why;
 }
 
-}  // namespace
-
-// The stopper runs at most once, under the lock, and never after detach(): the listening socket it
-// shuts down is still the server's.
-void ServeStop::request() {
-  std::lock_guard<std::mutex> lk(mu_);
-  requested_ = true;
-  if (stopper_) stopper_();
-  stopper_ = nullptr;
-}
-
-bool ServeStop::requested() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return requested_;
-}
-
-void ServeStop::attach(std::function<void()> stopper) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (requested_) stopper();
-  else stopper_ = std::move(stopper);
-}
-
-void ServeStop::detach() {
-  std::lock_guard<std::mutex> lk(mu_);
-  stopper_ = nullptr;
-}
-
-int serve(const Config& cfg, const std::function<void(int, const std::string&)>& on_listening, ServeStop* stop) {
-  Gateway gw(cfg);
-  const int64_t started =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  HttpServer svr;
+// Threads, timeouts and limits of the HTTP transport.
+void configure_transport(HttpServer& svr, const Config& cfg) {
   int threads = cfg.threads > 0 ? cfg.threads : 8;
   svr.new_task_queue = [threads] {
     // The pool's threads inherit the creating thread's mask: SIGPIPE blocked in them only (cpp-httplib
@@ -276,7 +246,10 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
   svr.set_payload_max_length(cfg.limits.max_body_bytes);
   if (!cfg.cors_origin.empty())
     svr.set_default_headers({{"Access-Control-Allow-Origin", cfg.cors_origin}, {"Vary", "Origin"}});
+}
 
+// Before any route: CORS preflight, the API key, and the method a route takes.
+void install_gate(HttpServer& svr, Gateway& gw, const Config& cfg) {
   svr.set_pre_routing_handler([&](const httplib::Request& q, httplib::Response& r) {
     t_start = Clock::now();
     t_log = AccessRecord{};
@@ -309,6 +282,10 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+}
+
+// One access-log line per request (--log-format), when there is a log.
+void install_access_log(HttpServer& svr, const Config& cfg) {
   if (cfg.log && cfg.access_log)
     svr.set_logger([&](const httplib::Request& q, const httplib::Response& r) {
       AccessRecord rec = std::move(t_log);
@@ -325,13 +302,17 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
       cfg.log(access_line(rec, cfg.log_format, now));
     });
 
+}
+
+// The routes (`started`, the models' `created`, is copied: the handlers outlive this call).
+void install_routes(HttpServer& svr, Gateway& gw, int64_t started) {
   svr.Post("/v1/chat/completions", [&](const httplib::Request& q, httplib::Response& r) { chat_completions(gw, q, r); });
   svr.Post("/chat/completions", [&](const httplib::Request& q, httplib::Response& r) { chat_completions(gw, q, r); });
-  svr.Get("/v1/models", [&](const httplib::Request&, httplib::Response& r) {
+  svr.Get("/v1/models", [&gw, started](const httplib::Request&, httplib::Response& r) {
     ++gw.metrics().requests_other;
     r.set_content(models_json(gw, started), "application/json");
   });
-  svr.Get(R"(/v1/models/(.+))", [&](const httplib::Request& q, httplib::Response& r) {
+  svr.Get(R"(/v1/models/(.+))", [&gw, started](const httplib::Request& q, httplib::Response& r) {
     ++gw.metrics().requests_other;
     std::string id = q.matches[1];
     if (!serves(gw, id)) {
@@ -357,8 +338,11 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
     ++gw.metrics().requests_other;
     r.set_content(gw.metrics().text(), "text/plain; version=0.0.4");
   });
-  svr.set_error_handler([&](const httplib::Request& q, httplib::Response& r) {
-    if (!r.body.empty()) return;  // our own error object is already there
+}
+
+// The OpenAI error for a request cpp-httplib refused before or instead of a handler (its status
+// already in `r`). `routed`: the pre-routing handler saw the request (its headers were read).
+ApiError transport_error(const httplib::Request& q, httplib::Response& r, const Config& cfg, bool routed) {
     ApiError e(r.status, "", "invalid_request_error");
     if (r.status == 404) {
       e.message = "no route for " + q.method + " " + q.path;
@@ -373,7 +357,7 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
         if (q.has_header("Content-Length")) announced = std::stoull(q.get_header_value("Content-Length"));
       } catch (const std::exception&) {
       }
-      if (t_log.method.empty() || q.body.size() < announced) {
+      if (!routed || q.body.size() < announced) {
         e.status = r.status = 408;
         char secs[32];
         std::snprintf(secs, sizeof secs, "%g", cfg.limits.client_read_timeout_s);
@@ -391,6 +375,13 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
       e.message = "HTTP " + std::to_string(r.status);
       e.code = "http_" + std::to_string(r.status);
     }
+  return e;
+}
+
+void install_error_handlers(HttpServer& svr, Gateway& gw, const Config& cfg) {
+  svr.set_error_handler([&](const httplib::Request& q, httplib::Response& r) {
+    if (!r.body.empty()) return;  // our own error object is already there
+    ApiError e = transport_error(q, r, cfg, !t_log.method.empty());
     send_error(r, gw.metrics(), e);
   });
   svr.set_exception_handler([&](const httplib::Request&, httplib::Response& r, std::exception_ptr ep) {
@@ -404,6 +395,45 @@ int serve(const Config& cfg, const std::function<void(int, const std::string&)>&
     send_error(r, gw.metrics(), ApiError(500, "internal error: " + what, "server_error", "", "internal_error"));
   });
 
+}
+
+}  // namespace
+
+// The stopper runs at most once, under the lock, and never after detach(): the listening socket it
+// shuts down is still the server's.
+void ServeStop::request() {
+  std::lock_guard<std::mutex> lk(mu_);
+  requested_ = true;
+  if (stopper_) stopper_();
+  stopper_ = nullptr;
+}
+
+bool ServeStop::requested() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return requested_;
+}
+
+void ServeStop::attach(std::function<void()> stopper) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (requested_) stopper();
+  else stopper_ = std::move(stopper);
+}
+
+void ServeStop::detach() {
+  std::lock_guard<std::mutex> lk(mu_);
+  stopper_ = nullptr;
+}
+
+int serve(const Config& cfg, const std::function<void(int, const std::string&)>& on_listening, ServeStop* stop) {
+  Gateway gw(cfg);
+  const int64_t started =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  HttpServer svr;
+  configure_transport(svr, cfg);
+  install_gate(svr, gw, cfg);
+  install_access_log(svr, cfg);
+  install_routes(svr, gw, started);
+  install_error_handlers(svr, gw, cfg);
   int port = cfg.port;
   if (port == 0) port = svr.bind_to_any_port(cfg.host);
   else if (!svr.bind_to_port(cfg.host, port)) port = -1;
