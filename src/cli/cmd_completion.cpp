@@ -39,21 +39,23 @@ std::string bash_script(const CLI::App& root) {
   std::string option_cases, choice_cases;
   for (const CLI::App* verb : root.get_subcommands({})) {
     verbs.push_back(verb->get_name());
-    std::vector<std::string> options;
+    std::vector<std::string> options, positional_choices;
     for (const CLI::Option* o : verb->get_options()) {
       for (const auto& n : o->get_lnames()) options.push_back("--" + n);
       std::vector<std::string> choices = choices_of(*o);
       if (choices.empty()) continue;
+      if (o->get_lnames().empty()) positional_choices.insert(positional_choices.end(), choices.begin(), choices.end());
       for (const auto& n : o->get_lnames())
         choice_cases += "    " + verb->get_name() + ":--" + n + ") COMPREPLY=($(compgen -W '" + joined(choices) +
                         "' -- \"$cur\")); return ;;\n";
     }
-    option_cases += "    " + verb->get_name() + ") options='" + joined(options) + "' ;;\n";
+    option_cases += "    " + verb->get_name() + ") options='" + joined(options) + "'" +
+                    (positional_choices.empty() ? "" : " values='" + joined(positional_choices) + "'") + " ;;\n";
   }
   return "# bash completion for toolchat, made by `toolchat completion bash`:\n"
          "#   source <(toolchat completion bash)     (or save it in ~/.local/share/bash-completion/completions/toolchat)\n"
          "_toolchat() {\n"
-         "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" options=''\n"
+         "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" options='' values=''\n"
          "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
          "    COMPREPLY=($(compgen -W '" + joined(verbs) + "' -- \"$cur\")); return\n"
          "  fi\n"
@@ -63,6 +65,8 @@ std::string bash_script(const CLI::App& root) {
          "  esac\n"
          "  if [[ \"$cur\" == -* ]]; then\n"
          "    COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
+         "  elif [ -n \"$values\" ]; then\n"
+         "    COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))\n"
          "  else\n"
          "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
          "  fi\n"

@@ -114,6 +114,7 @@ class Help(unittest.TestCase):
         self.assertEqual(complete("serve", "--backend-k"), ["--backend-kind"])
         self.assertEqual(set(complete("serve", "--backend-kind", "ll")), {"llamacpp", "llama.cpp"})
         self.assertEqual(complete("render", "--template", "examples/qwen2.5/chat_t"), ["examples/qwen2.5/chat_template.jinja"])
+        self.assertEqual(complete("completion", ""), ["bash"])
         self.assertEqual(run("completion", "zsh").returncode, 2)
 
     def test_toplevel_help_and_version(self):
