@@ -15,7 +15,7 @@ Expectation kinds (see make_catalogue.py):
                    text, and stderr names the oracle's exception class and message
 
 Times are the child's CPU time (user + system), so that a loaded machine does not fail a bound
-the engine keeps; a wall-clock timeout (5x the bound, at least 10 s) still catches hangs.
+the engine keeps; a wall-clock timeout (20x the bound, at least 60 s) still catches hangs.
 
 --bounded runs only the limit and bounded cases, each in a child under an address-space limit
 (RLIMIT_AS, default 1 GiB): the engine must answer with its own limit error before memory runs
@@ -129,7 +129,9 @@ def run_one_process(c, tmp, rlimit):
     """One case in its own process (limit/bounded): (result, CPU seconds, problem)."""
     path = Path(tmp) / "case.jsonl"
     path.write_text(batch_line(c) + "\n", encoding="ascii")
-    timeout = max(10.0, c["expect"]["max_seconds"] * ARGS.time_scale * 5)
+    # Only a hang should meet this wall-clock bound: on a loaded machine (the bound is CPU time) a
+    # 1.4 s case took over 10 s of wall clock, so it is generous.
+    timeout = max(60.0, c["expect"]["max_seconds"] * ARGS.time_scale * 20)
     t0 = time.monotonic()
     cpu0 = children_cpu()
     try:
