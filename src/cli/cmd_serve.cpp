@@ -77,7 +77,7 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
   app.add_option("--read-timeout", L.client_read_timeout_s, "seconds a client may stay silent while sending its request (then 408)")
       ->check(CLI::PositiveNumber);
   // Operations and security.
-  app.add_option("--api-key", c.api_key, "require \"Authorization: Bearer KEY\" on every route but /live");
+  app.add_option("--api-key", c.api_key, "require \"Authorization: Bearer KEY\" on every route but /health and /live");
   app.add_option("--backend-api-key", c.backend_api_key, "sent to the backend as \"Authorization: Bearer KEY\"");
   app.add_option("--backend-ca", c.backend_ca_file, "CA bundle to verify an https:// backend with (default: the system's)");
   app.add_option("--cors", c.cors_origin, "answer browsers from this origin with CORS headers (\"*\": any)");

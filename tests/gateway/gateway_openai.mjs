@@ -680,6 +680,8 @@ if (args.example) {
   check(okKey.content === scripts.plain.text, 'right API key: served', okKey);
   check(await fromBackend() === 'Bearer backend-key', 'TOOLCHAT_BACKEND_API_KEY sent to the backend', await fromBackend());
   check((await get(port, '/live')).status === 200, '/live needs no key');
+  check((await get(port, '/health')).status === 200, '/health needs no key (load balancers probe it)');
+  check((await get(port, '/metrics')).status === 401, '/metrics needs the key');
   const jsonLines = gwK.log().split('\n').filter((l) => l.startsWith('{'));
   const chatLine = jsonLines.map((l) => JSON.parse(l)).find((l) => l.status === 200 && l.path === '/v1/chat/completions');
   check(chatLine && /^chatcmpl-/.test(chatLine.id) && chatLine.prompt_tokens > 0 && chatLine.completion_tokens > 0 && chatLine.model === SERVED && typeof chatLine.seconds === 'number',
