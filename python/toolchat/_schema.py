@@ -63,12 +63,16 @@ def _hint_schema(hint, fn):
     if basic is not None:
         return basic
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        kinds = sorted({_basic(type(a))["type"] for a in args})
+        return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": list(args)}
     if origin is typing.Union or origin is types.UnionType:
         subs = [_hint_schema(a, fn) for a in args if a is not type(None)]
-        if len(subs) == 1:
+        if all(set(sub) == {"type"} and isinstance(sub["type"], str) for sub in subs):
+            kinds = sorted({sub["type"] for sub in subs})  # plain types merge: list | tuple is one "array"
+            out = {"type": kinds[0] if len(kinds) == 1 else kinds}
+        elif len(subs) == 1:
             out = dict(subs[0])
-        elif all(isinstance(s.get("type"), str) for s in subs):
-            out = {"type": sorted(s["type"] for s in subs)}
         else:
             out = {"anyOf": subs}
         if type(None) in args:
@@ -102,9 +106,11 @@ def get_json_schema(fn):
     described = _arg_descriptions(sections.get("Args", ""))
     hints = typing.get_type_hints(fn)
     properties, required = {}, []
-    for name, param in inspect.signature(fn).parameters.items():
+    for i, (name, param) in enumerate(inspect.signature(fn).parameters.items()):
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
+        if i == 0 and name in ("self", "cls") and param.annotation is inspect.Parameter.empty:
+            continue  # a method taken from its class
         if param.annotation is inspect.Parameter.empty:
             raise SchemaError(f"{fn.__name__}: argument {name!r} has no type hint")
         if name not in described:
