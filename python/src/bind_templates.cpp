@@ -86,6 +86,42 @@ std::string TemplateHandle::render(const Value& context, const std::optional<std
 
 namespace {
 
+bool word_byte(unsigned char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+}  // namespace
+
+void TemplateHandle::index_words() {
+  for (const auto& name : model.names()) {
+    auto& set = words[name];
+    const std::string& src = model.source(name);
+    for (size_t i = 0; i < src.size();) {
+      if (!word_byte(static_cast<unsigned char>(src[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < src.size() && word_byte(static_cast<unsigned char>(src[j]))) ++j;
+      std::string_view w(src.data() + i, j - i);
+      set.emplace(w);
+      // "1if x": a number's digits may touch a name (Jinja reads them as two tokens)
+      size_t k = 0;
+      while (k < w.size() && w[k] >= '0' && w[k] <= '9') ++k;
+      if (k > 0 && k < w.size()) set.emplace(w.substr(k));
+      i = j;
+    }
+  }
+}
+
+bool TemplateHandle::may_read(const std::string& template_name, std::string_view name) const {
+  auto it = words.find(template_name);
+  if (it == words.end() || name.empty()) return true;
+  for (unsigned char c : name)
+    if (!word_byte(c)) return true;  // a non-ASCII (or odd) name: not indexed, so assumed read
+  return it->second.count(std::string(name)) > 0;
+}
+
+namespace {
+
 // render(): templates compiled once per source (as Jinja2's environment caches them), the last
 // kCacheSize of them kept.
 class SourceCache {
@@ -145,6 +181,7 @@ std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::
     h->model.source(*name);  // ValueError naming the template when it is not there
     h->name = name;
   }
+  h->index_words();
   return h;
 }
 
@@ -189,10 +226,24 @@ Py_ssize_t size_of(PyObject* seq) { return PyList_Check(seq) ? PyList_GET_SIZE(s
 
 // tools: JSON schemas (dicts), or Python functions turned into theirs as transformers does
 // (toolchat.get_json_schema: type hints and a Google-style docstring).
-Value tools_value(PyObject* tools) {
+bool is_tool_function(PyObject* t) { return PyFunction_Check(t) || PyMethod_Check(t); }
+
+[[noreturn]] void bad_tool(PyObject* t, const std::string& where) {
+  throw pyb::value_error(where + ": expected a tool's JSON schema (a dict) or a Python function with type hints "
+                         "and a Google-style docstring, not " + Py_TYPE(t)->tp_name);
+}
+
+void check_tools(PyObject* tools) {
   if (!is_sequence(tools))
     throw pyb::type_error(std::string("tools: expected a list of tool schemas (dicts) or functions, not ") +
                           Py_TYPE(tools)->tp_name);
+  for (Py_ssize_t i = 0, n = size_of(tools); i < n; ++i)
+    if (!PyDict_Check(item_of(tools, i)) && !is_tool_function(item_of(tools, i)))
+      bad_tool(item_of(tools, i), "tools[" + std::to_string(i) + "]");
+}
+
+Value tools_value(PyObject* tools) {
+  check_tools(tools);
   const Py_ssize_t n = size_of(tools);
   bool all_dicts = true;
   for (Py_ssize_t i = 0; i < n && all_dicts; ++i) all_dicts = PyDict_Check(item_of(tools, i));
@@ -204,25 +255,22 @@ Value tools_value(PyObject* tools) {
     std::string where = "tools[" + std::to_string(i) + "]";
     if (PyDict_Check(t)) {
       items.push_back(to_value(t, where));
-    } else if (PyFunction_Check(t) || PyMethod_Check(t)) {
+    } else {
       pyb::object schema = pyb::module_::import("toolchat._schema").attr("tool_schema")(pyb::handle(t), where);
       items.push_back(to_value(schema.ptr(), where));
-    } else {
-      throw pyb::value_error(where + ": expected a tool's JSON schema (a dict) or a Python function with type hints "
-                             "and a Google-style docstring, not " + Py_TYPE(t)->tp_name);
     }
   }
   return Value::list(std::move(items), PyTuple_Check(tools) ? ListKind::Tuple : ListKind::List);
 }
 
-Value documents_value(PyObject* documents) {
+// As transformers: documents are a list of dicts.
+void check_documents(PyObject* documents) {
   if (!is_sequence(documents))
     throw pyb::type_error(std::string("documents: expected a list of dicts, not ") + Py_TYPE(documents)->tp_name);
   for (Py_ssize_t i = 0, n = size_of(documents); i < n; ++i)
     if (!PyDict_Check(item_of(documents, i)))
       throw pyb::type_error("documents[" + std::to_string(i) + "]: expected a dict (\"title\", \"text\" ...), not " +
                             Py_TYPE(item_of(documents, i))->tp_name);
-  return to_value(documents, "documents");
 }
 
 // The arguments read; `messages` is still a Python object (one conversation or a batch).
@@ -241,7 +289,7 @@ ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssi
   ApplyArgs a;
   a.template_name = h.name;
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  a.call.kwargs.reserve(static_cast<size_t>(nkw));
+  std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
@@ -285,12 +333,31 @@ ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssi
       a.call.special_tokens = to_value(value, "special_tokens");
       continue;
     }
-    a.call.kwargs.emplace_back(str_value(key), to_value(value, std::string(name)));
+    variables.emplace_back(key, value);
   }
   if (!slot[0]) throw pyb::type_error("apply() missing required argument 'messages'");
   a.messages = slot[0];
-  if (slot[1] && slot[1] != Py_None) a.call.tools = tools_value(slot[1]);
-  if (slot[2] && slot[2] != Py_None) a.call.documents = documents_value(slot[2]);
+  const bool tools_given = slot[1] && slot[1] != Py_None;
+  // What the chosen template cannot read is not converted (only checked as transformers checks it).
+  std::string chosen = a.template_source ? std::string() : h.model.select(a.template_name, tools_given);
+  auto may_read = [&](std::string_view var) { return a.template_source || h.may_read(chosen, var); };
+  a.call.kwargs.reserve(variables.size());
+  for (auto [key, value] : variables) {
+    std::string_view name = name_of(key);
+    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, std::string(name)));
+  }
+  if (tools_given) {
+    if (may_read("tools")) {
+      a.call.tools = tools_value(slot[1]);
+    } else {
+      check_tools(slot[1]);
+      a.call.tools = Value::list();  // given, so the tool_use template stays chosen
+    }
+  }
+  if (slot[2] && slot[2] != Py_None) {
+    check_documents(slot[2]);
+    if (may_read("documents")) a.call.documents = to_value(slot[2], "documents");
+  }
   if (slot[3]) a.call.add_generation_prompt = to_value(slot[3], "add_generation_prompt");  // as given, as transformers
   if (slot[4]) {
     int truth = PyObject_IsTrue(slot[4]);
@@ -445,7 +512,9 @@ transformers' tokenizer arguments are accepted at the values that return text (`
 ``return_dict=False``, ``padding=False``, ``truncation=False``, ``max_length=None`` ...) and refused
 otherwise.
 
-Bad arguments raise TypeError / ValueError naming the field (``messages[1].content: ...``).)"};
+Bad arguments raise TypeError / ValueError naming the field (``messages[1].content: ...``). A
+variable the template never names (its text has no such word) is not converted, as Jinja2 never
+reads it: a bad value there is not reported, as transformers does not report it.)"};
   cls.attr("apply") = steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &apply_def));
 
   m.def("load_template", &load_handle, pyb::arg("path"), pyb::arg("name") = pyb::none(), pyb::kw_only(),

@@ -80,8 +80,11 @@ def test_deep_nesting_up_to_the_limit_and_a_clear_error_past_it(tmp_path):
         tpl.apply([{"content": nested(600)}])
 
 
+READS_ALL = "{{ flag }}{{ extra }}{{ tools }}{{ documents }}"
+
+
 def test_cycles_are_refused_with_their_path(tmp_path):
-    tpl = template(tmp_path, "x")
+    tpl = template(tmp_path, READS_ALL)
     d = {"role": "user"}
     d["self"] = d
     with pytest.raises(ValueError, match=r"^messages\[0\](\.self)+: nested deeper than 512"):
@@ -97,7 +100,7 @@ def test_cycles_are_refused_with_their_path(tmp_path):
 
 
 def test_bad_values_name_their_place(tmp_path):
-    tpl = template(tmp_path, "x")
+    tpl = template(tmp_path, READS_ALL)
     with pytest.raises(TypeError, match=r"^flag: expected a JSON value .* not object$"):
         tpl.apply([], flag=object())
     with pytest.raises(TypeError, match=r"^messages\[0\]\['a b'\]\[1\]: expected .* not bytes$"):
@@ -106,6 +109,27 @@ def test_bad_values_name_their_place(tmp_path):
         tpl.apply([{1: {(1,): 2}}])
     with pytest.raises(TypeError, match=r"^special_tokens: expected a dict, not str$"):
         tpl.apply([], special_tokens="<s>")
+
+
+def test_variables_the_template_never_names_are_not_converted(tmp_path, oracle):
+    # As Jinja2, which never reads them: no error for a value it could not render, and the tools
+    # (given) still choose the tool_use template.
+    (tmp_path / "chat_template.json").write_text(
+        '{"chat_template": [{"name": "default", "template": "D{{ flag }}"}, {"name": "tool_use", "template": "T"}]}')
+    tpl = toolchat.load_template(str(tmp_path / "chat_template.json"))
+    odd = {"a": object()}
+    assert tpl.apply([], tools=[odd], documents=[odd], unused={1, 2}) == "T"
+    with pytest.raises(TypeError, match=r"^flag: expected a JSON value"):
+        tpl.apply([], flag={1, 2})
+    # the shape transformers checks is still checked
+    with pytest.raises(ValueError, match=r"^tools\[0\]: expected a tool's JSON schema"):
+        tpl.apply([], tools=[1])
+    with pytest.raises(TypeError, match=r"^documents\[0\]: expected a dict"):
+        tpl.apply([], documents=[1])
+    # a word anywhere in the text counts, in a string or a comment too
+    assert template(tmp_path, "{# flag #}x").apply([], flag=1) == "x"
+    with pytest.raises(TypeError, match="^flag: "):
+        template(tmp_path, "{# flag #}x").apply([], flag=object())
 
 
 # ---- apply_chat_template's parameters ----
