@@ -122,15 +122,18 @@ Value convert_sequence(PyObject* o, int depth, KeyCache& keys) {
 }
 
 Value convert(PyObject* o, int depth, KeyCache& keys) {
-  if (PyUnicode_Check(o)) return str_value(o);  // the most common, first
+  // The most common first; each check but the float's reads a type flag.
+  if (PyUnicode_Check(o)) return str_value(o);
+  const bool dict = PyDict_Check(o), seq = !dict && (PyList_Check(o) || PyTuple_Check(o));
+  if (dict || seq) {
+    if (depth >= kMaxDepth)
+      throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
+    return dict ? convert_dict(o, depth, keys) : convert_sequence(o, depth, keys);
+  }
   if (o == Py_None) return Value::none();
   if (PyBool_Check(o)) return Value::boolean(o == Py_True);
   if (PyLong_Check(o)) return convert_int(o);
   if (PyFloat_Check(o)) return Value::floating(PyFloat_AS_DOUBLE(o));
-  if (depth >= kMaxDepth)
-    throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
-  if (PyDict_Check(o)) return convert_dict(o, depth, keys);
-  if (PyList_Check(o) || PyTuple_Check(o)) return convert_sequence(o, depth, keys);
   throw PathError{true, "",
                   std::string("expected a JSON value (dict, list, tuple, str, int, float, bool or None), not ") +
                       Py_TYPE(o)->tp_name};
