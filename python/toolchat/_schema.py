@@ -14,6 +14,7 @@ __all__ = ["get_json_schema"]
 
 _SECTION = re.compile(r"^\s*(Args|Returns|Raises):\s*$", re.MULTILINE)
 _ARG_LINE = re.compile(r"^\s*(\w+):\s*(.*)$")
+_UNION_TYPE = getattr(types, "UnionType", None)  # `int | str` (Python 3.10+)
 _CHOICES = re.compile(r"\(choices:\s*(.*?)\)\s*$", re.IGNORECASE)
 
 
@@ -66,7 +67,7 @@ def _hint_schema(hint, fn):
     if origin is typing.Literal:
         kinds = sorted({_basic(type(a))["type"] for a in args})
         return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": list(args)}
-    if origin is typing.Union or origin is types.UnionType:
+    if origin is typing.Union or (_UNION_TYPE is not None and origin is _UNION_TYPE):
         subs = [_hint_schema(a, fn) for a in args if a is not type(None)]
         if all(set(sub) == {"type"} and isinstance(sub["type"], str) for sub in subs):
             kinds = sorted({sub["type"] for sub in subs})  # plain types merge: list | tuple is one "array"
