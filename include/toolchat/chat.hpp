@@ -125,6 +125,18 @@ struct Rendered {
   std::string template_name;                // the template that was used
 };
 
+// apply_chat_template's arguments as values (ModelTemplate::apply); render_json reads its context
+// form into one.
+struct ChatCall {
+  Value messages;
+  Value tools = Value::none();      // not None: the tool_use template is chosen when there is one
+  Value documents = Value::none();
+  Value add_generation_prompt = Value::boolean(false);  // passed to the template as given
+  bool continue_final_message = false;
+  Value special_tokens;             // a dict: this call's special tokens, over the model's
+  std::vector<std::pair<Value, Value>> kwargs;  // other template variables, over the special tokens
+};
+
 class ModelTemplate {
  public:
   // Loads every template a path offers (see chat/template_source.hpp) and compiles each once.
@@ -150,6 +162,8 @@ class ModelTemplate {
   Rendered render(const Conversation& conv, const RenderOptions& opts = {}) const;
   // Renders a context already in the oracle's JSON form.
   Rendered render_json(const Value& context, const RenderOptions& opts = {}) const;
+  // Renders apply_chat_template's arguments (what render_json does after reading its context).
+  Rendered apply(const ChatCall& call, const RenderOptions& opts = {}) const;
 
  private:
   struct Impl;

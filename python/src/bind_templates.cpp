@@ -5,6 +5,7 @@
 #include <datetime.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -85,6 +86,42 @@ std::string TemplateHandle::render(const Value& context, const std::optional<std
 
 namespace {
 
+bool word_byte(unsigned char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+}  // namespace
+
+void TemplateHandle::index_words() {
+  for (const auto& name : model.names()) {
+    auto& set = words[name];
+    const std::string& src = model.source(name);
+    for (size_t i = 0; i < src.size();) {
+      if (!word_byte(static_cast<unsigned char>(src[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < src.size() && word_byte(static_cast<unsigned char>(src[j]))) ++j;
+      std::string_view w(src.data() + i, j - i);
+      set.emplace(w);
+      // "1if x": a number's digits may touch a name (Jinja reads them as two tokens)
+      size_t k = 0;
+      while (k < w.size() && w[k] >= '0' && w[k] <= '9') ++k;
+      if (k > 0 && k < w.size()) set.emplace(w.substr(k));
+      i = j;
+    }
+  }
+}
+
+bool TemplateHandle::may_read(const std::string& template_name, std::string_view name) const {
+  auto it = words.find(template_name);
+  if (it == words.end() || name.empty()) return true;
+  for (unsigned char c : name)
+    if (!word_byte(c)) return true;  // a non-ASCII (or odd) name: not indexed, so assumed read
+  return it->second.count(std::string(name)) > 0;
+}
+
+namespace {
+
 // render(): templates compiled once per source (as Jinja2's environment caches them), the last
 // kCacheSize of them kept.
 class SourceCache {
@@ -144,43 +181,259 @@ std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::
     h->model.source(*name);  // ValueError naming the template when it is not there
     h->name = name;
   }
+  h->index_words();
   return h;
 }
 
 namespace {
 
-pyb::object apply_one(const TemplateHandle& h, pyb::handle messages, const std::string& where, pyb::handle tools,
-                      pyb::handle documents, bool add_generation_prompt, bool continue_final_message,
-                      const pyb::kwargs& kwargs) {
-  if (!PyList_Check(messages.ptr()) && !PyTuple_Check(messages.ptr()))
-    throw pyb::type_error(where + ": expected a list of message dicts, not " + Py_TYPE(messages.ptr())->tp_name);
-  Value ctx = Value::dict();
-  auto& d = ctx.dict_obj();
-  d.set(Value::string("messages"), to_value(messages.ptr(), where));
-  if (!tools.is_none()) d.set(Value::string("tools"), to_value(tools.ptr(), "tools"));
-  if (!documents.is_none()) d.set(Value::string("documents"), to_value(documents.ptr(), "documents"));
-  d.set(Value::string("add_generation_prompt"), Value::boolean(add_generation_prompt));
-  d.set(Value::string("continue_final_message"), Value::boolean(continue_final_message));
-  for (auto [k, v] : kwargs) {
-    std::string key = pyb::cast<std::string>(k);
-    d.set(Value::string(key), to_value(v.ptr(), key));
-  }
-  return steal(to_str(h.render(ctx, h.name, h.clock)));
+// ---- Template.apply ----
+// Called by CPython directly (METH_FASTCALL): pybind11's dispatcher costs about a microsecond per
+// keyword argument, more than converting a short conversation. The arguments are read as
+// transformers' apply_chat_template reads them.
+
+constexpr std::string_view kApplyParams[] = {"messages", "tools", "documents", "add_generation_prompt",
+                                             "continue_final_message"};
+constexpr int kApplyParamCount = 5;
+
+// apply_chat_template's own parameters that are not template variables: accepted at the value
+// that means "the text" (tokenize=False ...), refused otherwise.
+struct TokenizerParam {
+  std::string_view name;
+  PyObject* (*accepted)();  // the value that is a no-op here
+};
+PyObject* py_false() { return Py_False; }
+PyObject* py_none() { return Py_None; }
+constexpr TokenizerParam kTokenizerParams[] = {
+    {"tokenize", py_false},         {"padding", py_false},     {"truncation", py_false},
+    {"return_dict", py_false},      {"return_assistant_tokens_mask", py_false},
+    {"max_length", py_none},        {"return_tensors", py_none}, {"tokenizer_kwargs", py_none},
+};
+
+std::string_view name_of(PyObject* str) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(str, &n);
+  if (!p) throw pyb::error_already_set();
+  return {p, static_cast<size_t>(n)};
 }
 
-pyb::object apply(const TemplateHandle& h, pyb::handle messages, pyb::handle tools, pyb::handle documents,
-                  bool add_generation_prompt, bool continue_final_message, const pyb::kwargs& kwargs) {
+bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+
+PyObject* item_of(PyObject* seq, Py_ssize_t i) {
+  return PyList_Check(seq) ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
+}
+Py_ssize_t size_of(PyObject* seq) { return PyList_Check(seq) ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq); }
+
+// tools: JSON schemas (dicts), or Python functions turned into theirs as transformers does
+// (toolchat.get_json_schema: type hints and a Google-style docstring).
+bool is_tool_function(PyObject* t) { return PyFunction_Check(t) || PyMethod_Check(t); }
+
+[[noreturn]] void bad_tool(PyObject* t, const std::string& where) {
+  throw pyb::value_error(where + ": expected a tool's JSON schema (a dict) or a Python function with type hints "
+                         "and a Google-style docstring, not " + Py_TYPE(t)->tp_name);
+}
+
+void check_tools(PyObject* tools) {
+  if (!is_sequence(tools))
+    throw pyb::type_error(std::string("tools: expected a list of tool schemas (dicts) or functions, not ") +
+                          Py_TYPE(tools)->tp_name);
+  for (Py_ssize_t i = 0, n = size_of(tools); i < n; ++i)
+    if (!PyDict_Check(item_of(tools, i)) && !is_tool_function(item_of(tools, i)))
+      bad_tool(item_of(tools, i), "tools[" + std::to_string(i) + "]");
+}
+
+Value tools_value(PyObject* tools) {
+  check_tools(tools);
+  const Py_ssize_t n = size_of(tools);
+  bool all_dicts = true;
+  for (Py_ssize_t i = 0; i < n && all_dicts; ++i) all_dicts = PyDict_Check(item_of(tools, i));
+  if (all_dicts) return to_value(tools, "tools");
+  std::vector<Value> items;
+  items.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* t = item_of(tools, i);
+    std::string where = "tools[" + std::to_string(i) + "]";
+    if (PyDict_Check(t)) {
+      items.push_back(to_value(t, where));
+    } else {
+      pyb::object schema = pyb::module_::import("toolchat._schema").attr("tool_schema")(pyb::handle(t), where);
+      items.push_back(to_value(schema.ptr(), where));
+    }
+  }
+  return Value::list(std::move(items), PyTuple_Check(tools) ? ListKind::Tuple : ListKind::List);
+}
+
+// As transformers: documents are a list of dicts.
+void check_documents(PyObject* documents) {
+  if (!is_sequence(documents))
+    throw pyb::type_error(std::string("documents: expected a list of dicts, not ") + Py_TYPE(documents)->tp_name);
+  for (Py_ssize_t i = 0, n = size_of(documents); i < n; ++i)
+    if (!PyDict_Check(item_of(documents, i)))
+      throw pyb::type_error("documents[" + std::to_string(i) + "]: expected a dict (\"title\", \"text\" ...), not " +
+                            Py_TYPE(item_of(documents, i))->tp_name);
+}
+
+// The arguments read; `messages` is still a Python object (one conversation or a batch).
+struct ApplyArgs {
+  PyObject* messages = nullptr;
+  chat::ChatCall call;  // all but messages
+  std::optional<std::string> template_name;
+  std::optional<std::string> template_source;  // chat_template= a template's text
+};
+
+ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* slot[kApplyParamCount] = {};
+  if (nargs > kApplyParamCount)
+    throw pyb::type_error("apply() takes from 1 to 5 positional arguments but " + std::to_string(nargs) + " were given");
+  for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
+  ApplyArgs a;
+  a.template_name = h.name;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* value = args[nargs + i];
+    std::string_view name = name_of(key);
+    int param = -1;
+    for (int p = 0; p < kApplyParamCount && param < 0; ++p)
+      if (name == kApplyParams[p]) param = p;
+    if (param >= 0) {
+      if (slot[param]) throw pyb::type_error("apply() got multiple values for argument '" + std::string(name) + "'");
+      slot[param] = value;
+      continue;
+    }
+    const TokenizerParam* tp = nullptr;
+    for (const auto& t : kTokenizerParams)
+      if (name == t.name) {
+        tp = &t;
+        break;
+      }
+    if (tp) {
+      PyObject* ok = tp->accepted();
+      if (value != ok && !(ok == Py_False && value == Py_None))
+        throw pyb::value_error(std::string(name) + "=" + std::string(pyb::repr(value)) +
+                               ": Template.apply returns the text (transformers' tokenize=False); tokenize it "
+                               "with the model's tokenizer");
+      continue;
+    }
+    if (name == "chat_template") {
+      if (value == Py_None) continue;
+      if (!PyUnicode_Check(value))
+        throw pyb::type_error(std::string("chat_template: expected a template name or source, not ") +
+                              Py_TYPE(value)->tp_name);
+      std::string t = utf8(value);
+      const auto names = h.model.names();
+      if (std::find(names.begin(), names.end(), t) != names.end()) a.template_name = t;
+      else a.template_source = std::move(t);  // as transformers: not a name, so a template's text
+      continue;
+    }
+    if (name == "special_tokens") {
+      if (!PyDict_Check(value))
+        throw pyb::type_error(std::string("special_tokens: expected a dict, not ") + Py_TYPE(value)->tp_name);
+      a.call.special_tokens = to_value(value, "special_tokens");
+      continue;
+    }
+    variables.emplace_back(key, value);
+  }
+  if (!slot[0]) throw pyb::type_error("apply() missing required argument 'messages'");
+  a.messages = slot[0];
+  const bool tools_given = slot[1] && slot[1] != Py_None;
+  // What the chosen template cannot read is not converted (only checked as transformers checks it).
+  std::string chosen = a.template_source ? std::string() : h.model.select(a.template_name, tools_given);
+  auto may_read = [&](std::string_view var) { return a.template_source || h.may_read(chosen, var); };
+  a.call.kwargs.reserve(variables.size());
+  for (auto [key, value] : variables) {
+    std::string_view name = name_of(key);
+    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, std::string(name)));
+  }
+  if (tools_given) {
+    if (may_read("tools")) {
+      a.call.tools = tools_value(slot[1]);
+    } else {
+      check_tools(slot[1]);
+      a.call.tools = Value::list();  // given, so the tool_use template stays chosen
+    }
+  }
+  if (slot[2] && slot[2] != Py_None) {
+    check_documents(slot[2]);
+    if (may_read("documents")) a.call.documents = to_value(slot[2], "documents");
+  }
+  if (slot[3]) a.call.add_generation_prompt = to_value(slot[3], "add_generation_prompt");  // as given, as transformers
+  if (slot[4]) {
+    int truth = PyObject_IsTrue(slot[4]);
+    if (truth < 0) throw pyb::error_already_set();
+    a.call.continue_final_message = truth != 0;
+  }
+  return a;
+}
+
+// One conversation rendered; the GIL is released from the render to the freeing of its values.
+pyb::object apply_conversation(const TemplateHandle& h, const ApplyArgs& a, PyObject* messages,
+                               const std::string& where) {
+  if (!is_sequence(messages))
+    throw pyb::type_error(where + ": expected a list of message dicts, not " + Py_TYPE(messages)->tp_name);
+  chat::ChatCall call = a.call;
+  call.messages = to_value(messages, where);
+  const TemplateHandle* use = &h;
+  std::shared_ptr<TemplateHandle> from_source;
+  if (a.template_source) {
+    from_source = source_cache().get(*a.template_source);
+    use = from_source.get();
+    // The model's special tokens under the call's own (as transformers passes them with any template).
+    Value tokens = Value::dict();
+    for (const auto& [k, v] : h.model.special_tokens().dict_obj().entries) tokens.dict_obj().set(k, v);
+    if (call.special_tokens.is_dict())
+      for (const auto& [k, v] : call.special_tokens.dict_obj().entries) tokens.dict_obj().set(k, v);
+    call.special_tokens = tokens;
+  }
+  chat::RenderOptions opts;
+  opts.template_name = a.template_source ? std::nullopt : a.template_name;
+  opts.clock = h.clock;
+  opts.locate_messages = false;
+  std::string text;
+  {
+    pyb::gil_scoped_release unlocked;
+    text = use->model.apply(call, opts).text;
+    call = chat::ChatCall();  // freed here, without the GIL
+  }
+  return steal(to_str(text));
+}
+
+pyb::object apply(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  ApplyArgs a = read_apply_args(h, args, nargs, kwnames);
   // A batch (a list of conversations) gives a list of texts, as apply_chat_template does.
-  if (PyList_Check(messages.ptr()) && PyList_GET_SIZE(messages.ptr()) > 0 &&
-      (PyList_Check(PyList_GET_ITEM(messages.ptr(), 0)) || PyTuple_Check(PyList_GET_ITEM(messages.ptr(), 0)))) {
-    pyb::list out;
-    pyb::list batch = pyb::reinterpret_borrow<pyb::list>(messages);
-    for (size_t i = 0; i < batch.size(); ++i)
-      out.append(apply_one(h, batch[i], "messages[" + std::to_string(i) + "]", tools, documents,
-                           add_generation_prompt, continue_final_message, kwargs));
+  PyObject* m = a.messages;
+  if (is_sequence(m) && size_of(m) > 0 && is_sequence(item_of(m, 0))) {
+    const Py_ssize_t n = size_of(m);
+    pyb::list out(n);
+    for (Py_ssize_t i = 0; i < n && i < size_of(m); ++i) {
+      pyb::object text = apply_conversation(h, a, item_of(m, i), "messages[" + std::to_string(i) + "]");
+      PyList_SET_ITEM(out.ptr(), i, text.release().ptr());
+    }
     return out;
   }
-  return apply_one(h, messages, "messages", tools, documents, add_generation_prompt, continue_final_message, kwargs);
+  return apply_conversation(h, a, m, "messages");
+}
+
+PyObject* apply_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  try {
+    // The method descriptor has checked that self is a Template: its C++ object is read directly.
+    auto* inst = reinterpret_cast<pyb::detail::instance*>(self);
+    const auto* h = static_cast<const TemplateHandle*>(inst->get_value_and_holder().value_ptr());
+    if (!h) throw pyb::type_error("apply(): the Template is not initialized");
+    return apply(*h, args, nargs, kwnames).release().ptr();
+  } catch (pyb::error_already_set& e) {
+    e.restore();
+  } catch (pyb::builtin_exception& e) {
+    e.set_error();
+  } catch (const Error& e) {
+    set_python_error(e);
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
 }
 
 pyb::object detect(const TemplateHandle& h) {
@@ -210,17 +463,9 @@ Raises TemplateSyntaxError (with ``lineno``) and the other TemplateError classes
 does, and TypeError / ValueError naming the bad field (``context.messages[1].content: ...``).
 The GIL is released while rendering.)");
 
-  pyb::class_<TemplateHandle, std::shared_ptr<TemplateHandle>>(m, "Template", R"(A model's chat templates, loaded and compiled once (``load_template``).
+  auto cls = pyb::class_<TemplateHandle, std::shared_ptr<TemplateHandle>>(m, "Template", R"(A model's chat templates, loaded and compiled once (``load_template``).
 
 A Template may be used from many threads at once; the GIL is released while it renders.)")
-      .def("apply", &apply, pyb::arg("messages"), pyb::arg("tools") = pyb::none(), pyb::arg("documents") = pyb::none(),
-           pyb::arg("add_generation_prompt") = false, pyb::arg("continue_final_message") = false,
-           R"(The prompt text, as transformers' ``apply_chat_template(messages, ..., tokenize=False)``.
-
-``messages``: a list of message dicts (or a list of such lists: a list of texts comes back).
-``tools`` selects the ``tool_use`` template when the model has one. Other keyword arguments are
-template variables (``enable_thinking=False``, ``bos_token=...``), over the model's special
-tokens; ``special_tokens={...}`` overrides several at once.)")
       .def("detect", &detect,
            R"(What ``toolchat detect`` reports: ``{"dialect": {...}, "capabilities": {...}, "warnings": [...]}``,
 the dialect that reads this template's tool calls and what the template can render.)")
@@ -243,6 +488,34 @@ the dialect that reads this template's tool calls and what the template can rend
         for (const auto& n : h.model.names()) names += (names.empty() ? "" : ", ") + n;
         return "<toolchat.Template " + string_repr(h.path) + " [" + names + "]>";
       });
+
+  // apply: a method descriptor of the class around apply_entry (see above); the first line of the
+  // doc is its signature for inspect and help().
+  static PyMethodDef apply_def = {
+      "apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&apply_entry)), METH_FASTCALL | METH_KEYWORDS,
+      R"(apply($self, messages, tools=None, documents=None, add_generation_prompt=False, continue_final_message=False, **kwargs)
+--
+
+The prompt text, as transformers' ``apply_chat_template(messages, ..., tokenize=False)``.
+
+``messages``: a list of message dicts (or a list of such lists: a list of texts comes back).
+``tools``: JSON schemas (dicts) or Python functions with type hints and a Google-style docstring
+(turned into schemas as transformers does, see ``toolchat.get_json_schema``); given, not None, they
+select the ``tool_use`` template when the model has one. ``documents``: a list of dicts.
+``add_generation_prompt`` reaches the template as given; ``continue_final_message`` (exclusive
+with it) cuts the text after the final message's content, as transformers does.
+
+Other keyword arguments are template variables (``enable_thinking=False``, ``bos_token=...``),
+over the model's special tokens; ``special_tokens={...}`` overrides several at once.
+``chat_template=`` picks a template by name, or renders the given template text instead.
+transformers' tokenizer arguments are accepted at the values that return text (``tokenize=False``,
+``return_dict=False``, ``padding=False``, ``truncation=False``, ``max_length=None`` ...) and refused
+otherwise.
+
+Bad arguments raise TypeError / ValueError naming the field (``messages[1].content: ...``). A
+variable the template never names (its text has no such word) is not converted, as Jinja2 never
+reads it: a bad value there is not reported, as transformers does not report it.)"};
+  cls.attr("apply") = steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &apply_def));
 
   m.def("load_template", &load_handle, pyb::arg("path"), pyb::arg("name") = pyb::none(), pyb::kw_only(),
         pyb::arg("now") = pyb::none(),

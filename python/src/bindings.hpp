@@ -8,6 +8,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "toolchat/chat.hpp"
 
@@ -20,6 +23,14 @@ struct TemplateHandle {
   jinja::RenderOptions clock;          // strftime_now's instant (load_template's now=; render() brings its own)
   std::optional<std::string> name;     // load_template's name=, else chosen per call
   std::string path;
+  // Per template name: every word of its text (runs of ASCII letters, digits and _). A variable
+  // whose name is not among them cannot be read by that template (Jinja looks variables up only
+  // by a name written in the source), so apply does not convert it, as Jinja2 never reads it.
+  std::unordered_map<std::string, std::unordered_set<std::string>> words;
+
+  // Whether template `template_name` may read variable `name` (true when unsure).
+  bool may_read(const std::string& template_name, std::string_view name) const;
+  void index_words();
 
   // Renders an oracle-form context, text only (GIL held on entry; released while rendering).
   std::string render(const Value& context, const std::optional<std::string>& template_name,

@@ -40,7 +40,8 @@ struct KeyCache {
   Value get(PyObject* k) {
     for (const auto& [obj, v] : keys)
       if (obj == k) return v;
-    Value v = Value::string(utf8(k));
+    Value v = str_value(k);
+    if (keys.empty()) keys.reserve(16);
     if (keys.size() < kMax) keys.emplace_back(k, v);
     return v;
   }
@@ -121,21 +122,39 @@ Value convert_sequence(PyObject* o, int depth, KeyCache& keys) {
 }
 
 Value convert(PyObject* o, int depth, KeyCache& keys) {
+  // The most common first; each check but the float's reads a type flag.
+  if (PyUnicode_Check(o)) return str_value(o);
+  const bool dict = PyDict_Check(o), seq = !dict && (PyList_Check(o) || PyTuple_Check(o));
+  if (dict || seq) {
+    if (depth >= kMaxDepth)
+      throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
+    return dict ? convert_dict(o, depth, keys) : convert_sequence(o, depth, keys);
+  }
   if (o == Py_None) return Value::none();
   if (PyBool_Check(o)) return Value::boolean(o == Py_True);
   if (PyLong_Check(o)) return convert_int(o);
   if (PyFloat_Check(o)) return Value::floating(PyFloat_AS_DOUBLE(o));
-  if (PyUnicode_Check(o)) return Value::string(utf8(o));
-  if (depth >= kMaxDepth)
-    throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
-  if (PyDict_Check(o)) return convert_dict(o, depth, keys);
-  if (PyList_Check(o) || PyTuple_Check(o)) return convert_sequence(o, depth, keys);
   throw PathError{true, "",
                   std::string("expected a JSON value (dict, list, tuple, str, int, float, bool or None), not ") +
                       Py_TYPE(o)->tp_name};
 }
 
 }  // namespace
+
+Value str_value(PyObject* str) {
+  // Python knows whether a str is ASCII: the Value is told, so the engine never scans it for that.
+  if (PyUnicode_IS_COMPACT_ASCII(str)) {
+    Value v = Value::string(std::string_view(static_cast<const char*>(PyUnicode_DATA(str)),
+                                             static_cast<size_t>(PyUnicode_GET_LENGTH(str))));
+    v.str_obj()->ascii = 1;
+    return v;
+  }
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(str, &n);  // kept by the str: encoded once per object
+  Value v = p ? Value::string(std::string_view(p, static_cast<size_t>(n))) : Value::string(utf8(str));
+  v.str_obj()->ascii = p && PyUnicode_IS_ASCII(str) ? 1 : 0;
+  return v;
+}
 
 std::string utf8(PyObject* str) {
   Py_ssize_t n = 0;

@@ -22,6 +22,8 @@ PyObject* to_python(const Value& v);
 // A Python str as UTF-8; lone surrogates become the 3-byte sequences toolchat strings hold them
 // as (WTF-8, "surrogatepass"). Throws pybind11::error_already_set on failure.
 std::string utf8(PyObject* str);
+// A Python str (or subclass: its characters) as a string Value, as utf8() encodes it.
+Value str_value(PyObject* str);
 // A UTF-8 (or WTF-8) string as a Python str.
 PyObject* to_str(const std::string& s);
 

@@ -22,6 +22,7 @@ from toolchat._errors import (
     UndefinedError,
 )
 from toolchat import _errors
+from toolchat._schema import get_json_schema
 from toolchat._core import (
     StreamParser,
     Template,
@@ -42,5 +43,6 @@ __all__ = [
     "StreamParser",
     "dialect_names",
     "convert_rows",
+    "get_json_schema",
     *_errors.__all__,
 ]

@@ -1,6 +1,6 @@
 # Type stub of the extension module toolchat._core (python/src/); toolchat/__init__.py re-exports it.
 import datetime
-from typing import Any, Iterable, Literal, Mapping, Sequence, overload
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, overload
 
 __version__: str
 
@@ -25,19 +25,19 @@ class Template:
     def apply(
         self,
         messages: Sequence[Message],
-        tools: Sequence[Mapping[str, JSONValue]] | None = None,
+        tools: Sequence[Mapping[str, JSONValue] | Callable[..., Any]] | None = None,
         documents: Sequence[Mapping[str, JSONValue]] | None = None,
-        add_generation_prompt: bool = False,
+        add_generation_prompt: JSONValue = False,
         continue_final_message: bool = False,
         **kwargs: JSONValue,
     ) -> str: ...
     @overload
     def apply(
         self,
-        messages: list[Sequence[Message]],
-        tools: Sequence[Mapping[str, JSONValue]] | None = None,
+        messages: Sequence[Sequence[Message]],
+        tools: Sequence[Mapping[str, JSONValue] | Callable[..., Any]] | None = None,
         documents: Sequence[Mapping[str, JSONValue]] | None = None,
-        add_generation_prompt: bool = False,
+        add_generation_prompt: JSONValue = False,
         continue_final_message: bool = False,
         **kwargs: JSONValue,
     ) -> list[str]: ...

@@ -45,16 +45,6 @@ std::shared_ptr<const ModelTemplate::Impl> ModelTemplate::compile_all(TemplateSe
   return impl;
 }
 
-namespace {
-
-bool has_tools(const Value& ctx) {
-  if (!ctx.is_dict()) return false;
-  const Value* t = ctx.dict_obj().find("tools");
-  return t && !t->is_none();
-}
-
-}  // namespace
-
 ModelTemplate ModelTemplate::load(const std::string& path, const jinja::EngineLimits& limits) {
   ModelTemplate m;
   m.impl_ = compile_all(load_templates(path), limits);
@@ -106,8 +96,13 @@ Rendered ModelTemplate::render(const Conversation& conv, const RenderOptions& op
 }
 
 Rendered ModelTemplate::render_json(const Value& context, const RenderOptions& opts) const {
-  size_t i = impl_->index_of(&select_template(impl_->set, opts.template_name, has_tools(context)));
-  PreparedCase pc = prepare_case(context, impl_->set.special_tokens);
+  return apply(call_of(context), opts);
+}
+
+Rendered ModelTemplate::apply(const ChatCall& call, const RenderOptions& opts) const {
+  const bool tools = !call.tools.is_none() && !call.tools.is_undefined();
+  size_t i = impl_->index_of(&select_template(impl_->set, opts.template_name, tools));
+  PreparedCase pc = prepare_call(call, impl_->set.special_tokens);
   if (!impl_->compiled[i]) throw *impl_->errors[i];
   jinja::RenderResult rr = impl_->compiled[i]->render(pc.variables, opts.clock);
   Rendered r;

@@ -4,52 +4,53 @@
 
 namespace toolchat::chat {
 
-namespace {
-Value take(DictObj& d, const char* key, Value def, bool& found) {
-  found = false;
-  for (auto it = d.entries.begin(); it != d.entries.end(); ++it) {
-    if (it->first.is_str() && it->first.str() == key) {
-      Value v = it->second;
-      d.entries.erase(it);
-      found = true;
-      return v;
-    }
-  }
-  return def;
-}
-}  // namespace
-
-PreparedCase prepare_case(const Value& context, const Value& special_tokens) {
+ChatCall call_of(const Value& context) {
   if (!context.is_dict()) throw Error(ErrorKind::TypeError, "context must be a JSON object");
-  Value ctx = Value::dict();
-  ctx.dict_obj().entries = context.dict_obj().entries;
-  auto& d = ctx.dict_obj();
-  bool found;
-  PreparedCase pc;
-  pc.messages = take(d, "messages", Value(), found);
-  if (!found) throw Error(ErrorKind::KeyError, "'messages'");
-  Value tools = take(d, "tools", Value::none(), found);
-  Value documents = take(d, "documents", Value::none(), found);
-  Value add_gen = take(d, "add_generation_prompt", Value::boolean(false), found);
-  Value cont = take(d, "continue_final_message", Value::boolean(false), found);
-  Value own_tokens = take(d, "special_tokens", Value::dict(), found);
-  if (truthy(cont) && truthy(add_gen))
+  ChatCall c;
+  Value cont = Value::boolean(false);
+  for (const auto& [k, v] : context.dict_obj().entries) {
+    if (k.is_str()) {
+      const std::string& name = k.str();
+      if (name == "messages") { c.messages = v; continue; }
+      if (name == "tools") { c.tools = v; continue; }
+      if (name == "documents") { c.documents = v; continue; }
+      if (name == "add_generation_prompt") { c.add_generation_prompt = v; continue; }
+      if (name == "continue_final_message") { cont = v; continue; }
+      if (name == "special_tokens") { c.special_tokens = v; continue; }
+    }
+    c.kwargs.emplace_back(k, v);
+  }
+  c.continue_final_message = truthy(cont);
+  return c;
+}
+
+PreparedCase prepare_call(const ChatCall& c, const Value& special_tokens) {
+  if (c.messages.is_undefined()) throw Error(ErrorKind::KeyError, "'messages'");
+  if (c.continue_final_message && truthy(c.add_generation_prompt))
     throw Error(ErrorKind::ValueError, "continue_final_message and add_generation_prompt are exclusive");
-  pc.continue_final = truthy(cont);
-  Value vars = DictBuilder()
-                   .add("messages", pc.messages)
-                   .add("tools", tools)
-                   .add("documents", documents)
-                   .add("add_generation_prompt", add_gen)
-                   .build();
-  auto& v = vars.dict_obj();
+  PreparedCase pc;
+  pc.messages = c.messages;
+  pc.continue_final = c.continue_final_message;
+  pc.variables = Value::dict();
+  auto& v = pc.variables.dict_obj();
+  const bool own = c.special_tokens.is_dict();
+  v.entries.reserve(4 + (special_tokens.is_dict() ? special_tokens.dict_obj().size() : 0) +
+                    (own ? c.special_tokens.dict_obj().size() : 0) + c.kwargs.size());
+  // Four distinct keys into an empty dict: appended, no lookups.
+  v.entries.emplace_back(Value::string("messages"), c.messages);
+  v.entries.emplace_back(Value::string("tools"), c.tools);
+  v.entries.emplace_back(Value::string("documents"), c.documents);
+  v.entries.emplace_back(Value::string("add_generation_prompt"), c.add_generation_prompt);
   if (special_tokens.is_dict())
     for (const auto& [k, val] : special_tokens.dict_obj().entries) v.set(k, val);
-  if (own_tokens.is_dict())
-    for (const auto& [k, val] : own_tokens.dict_obj().entries) v.set(k, val);
-  for (const auto& [k, val] : d.entries) v.set(k, val);
-  pc.variables = vars;
+  if (own)
+    for (const auto& [k, val] : c.special_tokens.dict_obj().entries) v.set(k, val);
+  for (const auto& [k, val] : c.kwargs) v.set(k, val);
   return pc;
+}
+
+PreparedCase prepare_case(const Value& context, const Value& special_tokens) {
+  return prepare_call(call_of(context), special_tokens);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "toolchat/chat.hpp"
 #include "toolchat/jinja.hpp"
 
 namespace toolchat::chat {
@@ -27,6 +28,10 @@ struct PreparedCase {
   bool continue_final = false;
 };
 PreparedCase prepare_case(const Value& context, const Value& special_tokens);
+// The same from apply_chat_template's arguments; call_of reads a context into them (TypeError when
+// it is not a dict; a missing "messages" is left undefined, for prepare_call's KeyError).
+PreparedCase prepare_call(const ChatCall& call, const Value& special_tokens);
+ChatCall call_of(const Value& context);
 
 // Renders one context with a compiled template.
 CaseResult render_prepared(const jinja::Template& t, const PreparedCase& c, const jinja::RenderOptions& opts);

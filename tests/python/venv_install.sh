@@ -22,7 +22,7 @@ assert where.startswith(sys.prefix), where  # the venv's copy, not the build tre
 msgs = [{"role": "user", "content": "hi"}]
 text = toolchat.render("{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}", {"messages": msgs})
 assert text == "[user] hi", text
-for f in ("_core.pyi", "py.typed", "__init__.py", "_errors.py"):
+for f in ("_core.pyi", "py.typed", "__init__.py", "_errors.py", "_schema.py"):
     assert os.path.exists(os.path.join(where, f)), f
 print("installed", toolchat.__version__, "in", where)
 PY
