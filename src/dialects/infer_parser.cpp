@@ -45,8 +45,7 @@ class InferredParser final : public scan::ThinkParser {
           if (m == Match::NeedMore) return false;
           if (m == Match::Yes) { after_trigger(); return true; }
         }
-        sink.on(ContentDelta{raw_});
-        stop_recording();
+        give_back_quietly(sink);
         st_ = St::Text;
         return true;
       }
@@ -211,8 +210,7 @@ class InferredParser final : public scan::ThinkParser {
     if (st_ == St::Open || st_ == St::Name || st_ == St::Json || st_ == St::Key || st_ == St::Value)
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
     else if (st_ == St::Start && recording_) {
-      sink.on(ContentDelta{raw_});
-      stop_recording();
+      give_back_quietly(sink);
     }
   }
 

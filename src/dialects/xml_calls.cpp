@@ -88,9 +88,8 @@ bool XmlCallParser::read_name(const std::vector<std::string_view>& ends, std::st
 
 void XmlCallParser::begin_call(Sink& sink, std::string name) {
   // Recording goes on: the call's source text is what a cut-short call gives back (body_end).
-  if (!tool_known(opts_.tools, name))
-    warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   cur_ = calls_++;
+  note_call(sink, cur_, name);
   sink.on(ToolCallBegin{cur_, next_id(), name});
   args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(name), syn_.rules, syn_.trim);
 }
@@ -98,6 +97,7 @@ void XmlCallParser::begin_call(Sink& sink, std::string name) {
 void XmlCallParser::end_call(Sink& sink) {
   stop_recording();
   args_.end(sink);  // "}" and the call's end
+  note_call_end(cur_);
   ++block_calls_;
 }
 
@@ -190,8 +190,7 @@ bool XmlCallParser::body_step(Sink& sink, bool eof) {
       int m = scan::match_any(rest(), {syn_.param_open, syn_.call_close}, eof, &len);
       if (m == -2) return false;
       if (m < 0) {  // not a call: the text is content, quietly
-        sink.on(ContentDelta{raw_});
-        stop_recording();
+        give_back_quietly(sink);
         st_ = St::Content;
         return true;
       }
@@ -286,12 +285,8 @@ bool XmlCallParser::body_step(Sink& sink, bool eof) {
       advance(json_.feed(rest()));
       if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "invalid JSON in a tool call block");
       if (json_.state() != scan::JsonScanner::State::Done) return false;
-      std::string raw = raw_;
-      stop_recording();
-      if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true)) {
-        start_recording(raw);
+      if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true))
         return not_a_call(sink, "JSON in a tool call block is not a call");
-      }
       ++block_calls_;
       start_recording();
       st_ = St::JsonBlock;
