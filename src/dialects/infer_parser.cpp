@@ -164,8 +164,8 @@ class InferredParser final : public scan::ThinkParser {
       st_ = St::Key;
       return true;
     }
-    stop_recording();
     emit_call(sink, "", name_, args_);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
     st_ = St::After;
     return true;
   }
@@ -191,14 +191,12 @@ class InferredParser final : public scan::ThinkParser {
       if (m == -2) return false;
       if (m == 0) advance(len);
     }
-    std::string raw = raw_;
-    stop_recording();
     if (!emit(sink)) {
-      sink.on(ContentDelta{raw});
-      warn(sink, WarningKind::MalformedCall, "the JSON is not a call");
+      give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
       st_ = s_->start_only ? St::Text : St::Content;
       return true;
     }
+    stop_recording();
     if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without " + s_->call_close);
     st_ = St::After;
     return true;
