@@ -94,7 +94,7 @@ class GuardedParser final : public StreamParser, private Sink {
     if (auto* c = std::get_if<ContentDelta>(&e); c && c->text.empty()) return;
     // An unknown call's text comes (ParserBase::note_call) before anything else is written: later
     // output means it will not come.
-    settle_ended();
+    if (!ended_.empty()) settle_ended();
     if (auto* b = std::get_if<ToolCallBegin>(&e)) {
       if (map_.size() <= b->index) map_.resize(b->index + 1, kHeldCall);
       if (check_tools_ && !tool_known(tools_, b->name)) {

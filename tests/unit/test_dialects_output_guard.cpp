@@ -311,7 +311,9 @@ TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
       // A near-miss form (its case names the tools) is a call only when its tool is offered, and so
       // is GLM-4's bare name line (glm4.cpp): here they stay content without a warning.
       EXPECT_TRUE(warned || c.dict_obj().find("tools") || d->name == "glm4");
-      if (in.find(name) != std::string::npos) EXPECT_NE(m.content.find(name), std::string::npos) << m.content;
+      if (in.find(name) != std::string::npos) {
+        EXPECT_NE(m.content.find(name), std::string::npos) << m.content;
+      }
       // The text outside the call is kept, around the call's own text.
       EXPECT_GT(m.content.size(), base.content.size());
       ++checked;
@@ -327,4 +329,38 @@ TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
   EXPECT_GT(checked, 28u);
   // Every family gives its own text back on at least one case.
   for (const Dialect* d : all()) EXPECT_GT(raw_by_family[std::string(d->name)], 0u) << d->name;
+}
+
+// Issue 12 §4: a DeepSeek tool calls block that cannot be read whole (a later call in it is not a
+// call) is content whole in the whole-message result: the calls already streamed from it are cut,
+// as a call cut by the end of the output is. A block recovered whole (missing inner markers) leaves
+// none of its markers in content.
+TEST(OutputGuard, DeepSeekBlockNotReadableWholeIsContentWhole) {
+  const std::pair<const char*, std::string> cases[] = {
+      {"deepseek_v3",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```"
+       "<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Oslo\"}\n```<｜tool▁call▁end｜>"
+       "<｜tool▁call▁begin｜>garbage here<｜tool▁calls▁end｜> B"},
+      {"deepseek_v31",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜>"
+       "<｜tool▁call▁begin｜>not a call<｜tool▁calls▁end｜> B"},
+  };
+  ParseOptions o;
+  o.tools = tools_of(R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}])");
+  for (const auto& [name, in] : cases) {
+    SCOPED_TRACE(name);
+    ParsedMessage m = parse_all(*find(name), in, o);
+    EXPECT_TRUE(m.tool_calls.empty());
+    EXPECT_EQ(m.content, in);
+    auto whole = feed_cut(*find(name), o, in, {});
+    size_t begins = 0;
+    for (const Event& e : whole) begins += std::holds_alternative<ToolCallBegin>(e);
+    EXPECT_GE(begins, 1u);  // streamed before the bad call came
+    for (size_t chunk : {1u, 5u}) EXPECT_EQ(events_text(dialect_test::feed_chunked(*find(name), o, in, chunk)), events_text(whole));
+  }
+  // Recovered whole: the block's close marker is not left in content.
+  ParsedMessage r = parse_all(*find("deepseek_v3"),
+                              "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁calls▁end｜> B", o);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.content, "A  B");
 }
