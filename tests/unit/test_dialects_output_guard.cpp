@@ -274,7 +274,7 @@ TEST(OutputGuard, KimiK3StreamsStringArguments) {
   EXPECT_EQ(all_of.tool_calls[0].arguments, "{\"content\":\"" + value + "\"}");
 }
 
-// Issue 12 §6: an unknown tool's call is content as the model wrote it. Every family, on each of its
+// Issue 12 part 6: an unknown tool's call is content as the model wrote it. Every family, on each of its
 // fixture cases with one call and nothing to warn about, parsed with a tools list that does not
 // name the call: no call, an unknown_tool warning, the same events for every chunking, and content
 // that is the input's own text (the call's markers and JSON or XML included), not a JSON rendering.
@@ -331,7 +331,7 @@ TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
   for (const Dialect* d : all()) EXPECT_GT(raw_by_family[std::string(d->name)], 0u) << d->name;
 }
 
-// Issue 12 §4: a DeepSeek tool calls block that cannot be read whole (a later call in it is not a
+// Issue 12 part 4: a DeepSeek tool calls block that cannot be read whole (a later call in it is not a
 // call) is content whole in the whole-message result: the calls already streamed from it are cut,
 // as a call cut by the end of the output is. A block recovered whole (missing inner markers) leaves
 // none of its markers in content.
