@@ -134,8 +134,8 @@ class ChatGlm3Parser final : public GlmSegmentParser {
       }
       args = std::move(*kw);
     }
-    stop_recording();
     emit_call(sink, "", name_, args);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
   }
 
   // The streamed path's bytes are kept in body_ too, for the whole path to take over.

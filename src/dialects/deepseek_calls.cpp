@@ -50,6 +50,8 @@ class DeepSeekParser final : public scan::ThinkParser {
         if (k < 0) return false;
         start_recording(calls_begin()[k]);
         in_block_ = 0;
+        block_first_ = calls_;
+        block_text_.clear();
         st_ = St::List;
         return true;
       }
@@ -78,15 +80,15 @@ class DeepSeekParser final : public scan::ThinkParser {
         std::string_view r = rest();
         size_t nl = r.find('\n');
         if (nl == std::string_view::npos) {
-          if (r.size() > kMaxName) return malformed(sink, "tool name too long", st_);
+          if (r.size() > kMaxName) return malformed_in_block(sink, "tool name too long");
           return false;
         }
         // the same bound whether the newline arrives in this chunk or a later one
-        if (nl > kMaxName) return malformed(sink, "tool name too long", st_);
+        if (nl > kMaxName) return malformed_in_block(sink, "tool name too long");
         name_.assign(r.substr(0, nl));
         while (!name_.empty() && (name_.back() == ' ' || name_.back() == '\r')) name_.pop_back();
         advance(nl + 1);
-        if (name_.empty() || name_.find('<') != std::string::npos) return malformed(sink, "bad tool name", st_);
+        if (name_.empty() || name_.find('<') != std::string::npos) return malformed_in_block(sink, "bad tool name");
         st_ = St::Fence;
         return true;
       }
@@ -116,6 +118,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
         // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
         if (m < 0) warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
+        block_text_ += raw_;
         start_recording();
         st_ = St::List;
         return true;
@@ -143,7 +146,7 @@ class DeepSeekParser final : public scan::ThinkParser {
     std::string_view before = textargs::trim(r.substr(0, h.pos));
     if (before.find('\n') != std::string_view::npos || before.find('<') != std::string_view::npos ||
         h.pos > kMaxName)
-      return malformed(sink, "no <｜tool▁sep｜> after the call marker", st_);
+      return malformed_in_block(sink, "no <｜tool▁sep｜> after the call marker");
     if (h.which < 0) return false;
     std::string head(before);
     advance(h.pos + sep()[h.which].size());
@@ -151,15 +154,33 @@ class DeepSeekParser final : public scan::ThinkParser {
       st_ = St::Name;
       return true;
     }
-    if (head.empty()) return malformed(sink, "empty tool name", st_);
+    if (head.empty()) return malformed_in_block(sink, "empty tool name");
     name_ = std::move(head);
     st_ = St::Fence;
     return true;
   }
 
+  // A call that is not one, in a block that already gave calls: the block cannot be recovered
+  // whole, so the whole-message result has it as content whole (issue 12 §4): the calls read from
+  // it are cut (streamed events cannot be taken back; the first cut carries the block's text up to
+  // this call, from its open marker), and this call's text follows as content.
+  bool malformed_in_block(Sink& sink, std::string why) {
+    for (size_t i = block_first_; in_block_ > 0 && i < calls_; ++i) {
+      Warning w{WarningKind::MalformedCall, "tool calls block that cannot be read whole: its calls are content"};
+      w.cut_call = i;
+      if (i == block_first_) w.cut_text = std::move(block_text_);
+      sink.on(std::move(w));
+    }
+    block_text_.clear();
+    in_block_ = 0;
+    return malformed(sink, std::move(why), st_);
+  }
+
   DeepSeekShape shape_;
   enum class St { Content, List, Head, Name, Fence, Json, Tail, End, AfterBlock } st_ = St::Content;
   size_t in_block_ = 0;
+  size_t block_first_ = 0;  // the index of the block's first call
+  std::string block_text_;  // the block's text up to the call being read
   std::string name_;
   scan::ArgsReader args_;
 };

@@ -58,7 +58,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
   void at_end(Sink& sink) override {
     if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
     else if (st_ == St::Recipient && recording_) {
-      if (at_start_) { sink.on(ContentDelta{raw_}); stop_recording(); }
+      if (at_start_) { give_back_quietly(sink); }
       else give_back(sink, WarningKind::TruncatedCall, "output ended inside a >>> recipient line");
     }
   }
@@ -92,8 +92,8 @@ class FunctionaryV32Parser final : public scan::ParserBase {
       args_.reset();
       st_ = St::Json;
     } else {
-      stop_recording();
       open_string_call(sink, name_, "code");
+      stop_recording();  // after the announcement: an unknown tool's text starts with the marker
       st_ = St::Code;
     }
     return true;

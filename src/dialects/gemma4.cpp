@@ -214,8 +214,8 @@ class Gemma4Parser final : public scan::ParserBase {
       st_ = St::Content;
       return true;
     }
-    stop_recording();
     emit_call(sink, "", name, *args);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
     st_ = St::Content;
     return true;
   }

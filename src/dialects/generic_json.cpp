@@ -26,8 +26,7 @@ class GenericParser final : public scan::ThinkParser {
         if (!recording_) start_recording();
         if (!skip_ws()) return false;
         if (rest()[0] != '{') {
-          sink.on(ContentDelta{raw_});
-          stop_recording();
+          give_back_quietly(sink);
           st_ = St::Content;
           return true;
         }
@@ -84,8 +83,7 @@ class GenericParser final : public scan::ThinkParser {
         advance(json_.feed(rest()));
         if (json_.state() == scan::JsonScanner::State::Running || json_.state() == scan::JsonScanner::State::Start) return false;
         if (not_call_) {  // {"tool_calls": <not calls>, ...}: the reply is content
-          sink.on(ContentDelta{raw_});
-          stop_recording();
+          give_back_quietly(sink);
         } else if (json_.state() == scan::JsonScanner::State::Error) {
           give_back(sink, WarningKind::MalformedCall, "text after the calls is not the rest of the JSON reply");
         } else {
@@ -116,7 +114,7 @@ class GenericParser final : public scan::ThinkParser {
     else if (st_ == St::Tail && !not_call_) unclosed_block(sink, "the JSON reply around the calls is not closed");
     else if (st_ == St::Key || st_ == St::Colon || st_ == St::Json || st_ == St::Tail)
       give_back(sink, WarningKind::TruncatedCall, "output ended inside the JSON reply");
-    else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
+    else if (st_ == St::Start && recording_) { give_back_quietly(sink); }
   }
 
  private:

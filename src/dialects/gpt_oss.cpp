@@ -75,8 +75,8 @@ class HarmonyParser final : public scan::ParserBase {
         if (to == "python") {
           // The builtin python tool: the body is code, not JSON; it becomes a call of `python`
           // with {"code": BODY}, as Llama's <|python_tag|> code becomes code_interpreter's.
-          stop_recording();
           open_string_call(sink, "python", "code");
+          stop_recording();  // after the announcement: an unknown tool's text starts with the marker
           st_ = St::CodeBody;
           return true;
         }

@@ -35,167 +35,15 @@ class InferredParser final : public scan::ThinkParser {
  protected:
   bool body_step(Sink& sink, bool eof) override {
     switch (st_) {
-      case St::Start: {  // start_only: a call may open only here
-        if (!recording_) start_recording();
-        if (!skip_ws()) return false;
-        if (trigger_.empty()) {
-          if (rest()[0] == '{') { enter_call(); return true; }
-        } else {
-          Match m = match(trigger_, eof);
-          if (m == Match::NeedMore) return false;
-          if (m == Match::Yes) { after_trigger(); return true; }
-        }
-        sink.on(ContentDelta{raw_});
-        stop_recording();
-        st_ = St::Text;
-        return true;
-      }
-      case St::Content: {
-        int k = text_until(sink, {trigger_}, false, eof);
-        if (k < 0) return false;
-        start_recording(trigger_);
-        after_trigger();
-        return true;
-      }
-      case St::Open: {
-        size_t len = 0;
-        int m = scan::match_any(rest(), {s_->call_open}, eof, &len);
-        if (m == -2) return false;
-        if (m < 0) {
-          give_back(sink, WarningKind::MalformedCall, s_->block_open + " not followed by " + s_->call_open);
-          st_ = s_->start_only ? St::Text : St::Content;
-          return true;
-        }
-        advance(len);
-        enter_call();
-        return true;
-      }
-      case St::Name: {
-        std::string_view r = rest();
-        std::string_view sep = s_->name_sep.empty() ? std::string_view("{") : std::string_view(s_->name_sep);
-        size_t p = r.substr(0, std::min(r.size(), kMaxName + sep.size())).find(sep);
-        if (p == std::string_view::npos) {
-          if (r.size() < kMaxName + sep.size()) return false;
-          give_back(sink, WarningKind::MalformedCall, "no tool name before " + std::string(sep));
-          st_ = St::Content;
-          return true;
-        }
-        std::string_view name = r.substr(0, p);
-        while (!name.empty() && scan::is_json_ws(name.front())) name.remove_prefix(1);
-        while (!name.empty() && scan::is_json_ws(name.back())) name.remove_suffix(1);
-        if (name.empty() || name.find_first_of(" \n\t\r<>{}") != std::string_view::npos) {
-          advance(p);
-          give_back(sink, WarningKind::MalformedCall, "not a tool name: '" + std::string(name) + "'");
-          st_ = St::Content;
-          return true;
-        }
-        name_.assign(name);
-        advance(s_->name_sep.empty() ? p : p + sep.size());
-        json_.reset();
-        args_ = Value::dict();
-        st_ = s_->form == InferredSpec::Form::KeyValue ? St::Key : St::Json;
-        return true;
-      }
-      case St::Key: {  // KeyValue: KEY up to kv_sep
-        std::string_view r = rest();
-        size_t p = r.substr(0, std::min(r.size(), kMaxName + s_->kv_sep.size())).find(s_->kv_sep);
-        if (p == std::string_view::npos) {
-          if (r.size() < kMaxName + s_->kv_sep.size()) return false;
-          give_back(sink, WarningKind::MalformedCall, "no argument name before " + s_->kv_sep);
-          st_ = St::Content;
-          return true;
-        }
-        key_ = trim_ws(r.substr(0, p));
-        advance(p + s_->kv_sep.size());
-        value_.clear();
-        st_ = St::Value;
-        return true;
-      }
-      case St::Value: {  // KeyValue: VALUE up to arg_sep (another argument) or call_close (the end)
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, {s_->arg_sep, s_->call_close});
-        // Bytes before a possible marker start are the value's for sure (linear: never re-scanned).
-        value_.append(r.substr(0, h.pos));
-        advance(h.pos);
-        if (h.which < 0) return false;
-        advance(h.which == 0 ? s_->arg_sep.size() : s_->call_close.size());
-        args_.dict_obj().set(Value::string(key_), typed_value(name_, key_, trim_ws(value_)));
-        if (h.which == 0) {
-          st_ = St::Key;
-          return true;
-        }
-        stop_recording();
-        emit_call(sink, "", name_, args_);
-        st_ = St::After;
-        return true;
-      }
-      case St::Json: {
-        advance(json_.feed(rest()));
-        if (json_.state() == scan::JsonScanner::State::Error) {
-          give_back(sink, WarningKind::MalformedCall, "the call is not valid JSON");
-          st_ = s_->start_only ? St::Text : St::Content;
-          return true;
-        }
-        if (json_.state() != scan::JsonScanner::State::Done) return false;
-        st_ = St::Close;
-        return true;
-      }
-      case St::Close: {
-        int m = 0;
-        size_t len = 0;
-        if (!s_->call_close.empty()) {
-          m = scan::match_any(rest(), {s_->call_close}, eof, &len);
-          if (m == -2) return false;
-          if (m == 0) advance(len);
-        }
-        std::string raw = raw_;
-        stop_recording();
-        if (!emit(sink)) {
-          sink.on(ContentDelta{raw});
-          warn(sink, WarningKind::MalformedCall, "the JSON is not a call");
-          st_ = s_->start_only ? St::Text : St::Content;
-          return true;
-        }
-        if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without " + s_->call_close);
-        st_ = St::After;
-        return true;
-      }
-      case St::After: {
-        std::vector<std::string_view> lits;
-        std::vector<int> kind;  // 0 separator, 1 call_open, 2 block_close
-        auto add = [&](const std::string& l, int k) {
-          if (!l.empty()) { lits.push_back(l); kind.push_back(k); }
-        };
-        add(s_->separator, 0);
-        add(s_->call_open, 1);
-        add(s_->block_close, 2);
-        size_t len = 0;
-        int m = lits.empty() ? -1 : scan::match_any(rest(), lits, eof, &len);
-        if (m == -2) return false;
-        if (m >= 0) {
-          if (kind[m] == 2) {
-            advance(len);
-            st_ = St::AfterBlock;
-            return true;
-          }
-          start_recording();
-          advance(len);
-          if (kind[m] == 1 || s_->call_open.empty()) enter_call();
-          else st_ = St::Open;
-          return true;
-        }
-        // Bare JSON calls one after the other: the next '{' is the next call.
-        if (s_->form == InferredSpec::Form::CallObject && s_->call_open.empty() && s_->separator.empty()) {
-          if (!skip_ws()) return false;
-          if (rest()[0] == '{') {
-            start_recording();
-            enter_call();
-            return true;
-          }
-        }
-        st_ = St::AfterBlock;
-        return true;
-      }
+      case St::Start: return start_step(sink, eof);
+      case St::Content: return content_step(sink, eof);
+      case St::Open: return open_step(sink, eof);
+      case St::Name: return name_step(sink);
+      case St::Key: return key_step(sink);
+      case St::Value: return value_step(sink);
+      case St::Json: return json_step(sink);
+      case St::Close: return close_step(sink, eof);
+      case St::After: return after_step(eof);
       case St::AfterBlock:
         if (!skip_ws()) return false;
         st_ = s_->start_only ? St::Text : St::Content;
@@ -211,13 +59,187 @@ class InferredParser final : public scan::ThinkParser {
     if (st_ == St::Open || st_ == St::Name || st_ == St::Json || st_ == St::Key || st_ == St::Value)
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
     else if (st_ == St::Start && recording_) {
-      sink.on(ContentDelta{raw_});
-      stop_recording();
+      give_back_quietly(sink);
     }
   }
 
  private:
   enum class St { Start, Content, Open, Name, Key, Value, Json, Close, After, AfterBlock, Text };
+
+  // start_only: a call may open only here, at the start of the output.
+  bool start_step(Sink& sink, bool eof) {
+    if (!recording_) start_recording();
+    if (!skip_ws()) return false;
+    if (trigger_.empty()) {
+      if (rest()[0] == '{') { enter_call(); return true; }
+    } else {
+      Match m = match(trigger_, eof);
+      if (m == Match::NeedMore) return false;
+      if (m == Match::Yes) { after_trigger(); return true; }
+    }
+    give_back_quietly(sink);
+    st_ = St::Text;
+    return true;
+  }
+
+  bool content_step(Sink& sink, bool eof) {
+    int k = text_until(sink, {trigger_}, false, eof);
+    if (k < 0) return false;
+    start_recording(trigger_);
+    after_trigger();
+    return true;
+  }
+
+  // After block_open: call_open must follow.
+  bool open_step(Sink& sink, bool eof) {
+    size_t len = 0;
+    int m = scan::match_any(rest(), {s_->call_open}, eof, &len);
+    if (m == -2) return false;
+    if (m < 0) {
+      give_back(sink, WarningKind::MalformedCall, s_->block_open + " not followed by " + s_->call_open);
+      st_ = s_->start_only ? St::Text : St::Content;
+      return true;
+    }
+    advance(len);
+    enter_call();
+    return true;
+  }
+
+  // NameThenArgs / KeyValue: the tool's name up to name_sep.
+  bool name_step(Sink& sink) {
+    std::string_view r = rest();
+    std::string_view sep = s_->name_sep.empty() ? std::string_view("{") : std::string_view(s_->name_sep);
+    size_t p = r.substr(0, std::min(r.size(), kMaxName + sep.size())).find(sep);
+    if (p == std::string_view::npos) {
+      if (r.size() < kMaxName + sep.size()) return false;
+      give_back(sink, WarningKind::MalformedCall, "no tool name before " + std::string(sep));
+      st_ = St::Content;
+      return true;
+    }
+    std::string_view name = r.substr(0, p);
+    while (!name.empty() && scan::is_json_ws(name.front())) name.remove_prefix(1);
+    while (!name.empty() && scan::is_json_ws(name.back())) name.remove_suffix(1);
+    if (name.empty() || name.find_first_of(" \n\t\r<>{}") != std::string_view::npos) {
+      advance(p);
+      give_back(sink, WarningKind::MalformedCall, "not a tool name: '" + std::string(name) + "'");
+      st_ = St::Content;
+      return true;
+    }
+    name_.assign(name);
+    advance(s_->name_sep.empty() ? p : p + sep.size());
+    json_.reset();
+    args_ = Value::dict();
+    st_ = s_->form == InferredSpec::Form::KeyValue ? St::Key : St::Json;
+    return true;
+  }
+
+  // KeyValue: KEY up to kv_sep.
+  bool key_step(Sink& sink) {
+    std::string_view r = rest();
+    size_t p = r.substr(0, std::min(r.size(), kMaxName + s_->kv_sep.size())).find(s_->kv_sep);
+    if (p == std::string_view::npos) {
+      if (r.size() < kMaxName + s_->kv_sep.size()) return false;
+      give_back(sink, WarningKind::MalformedCall, "no argument name before " + s_->kv_sep);
+      st_ = St::Content;
+      return true;
+    }
+    key_ = trim_ws(r.substr(0, p));
+    advance(p + s_->kv_sep.size());
+    value_.clear();
+    st_ = St::Value;
+    return true;
+  }
+
+  // KeyValue: VALUE up to arg_sep (another argument) or call_close (the end).
+  bool value_step(Sink& sink) {
+    std::string_view r = rest();
+    scan::MarkerHit h = scan::find_marker(r, {s_->arg_sep, s_->call_close});
+    // Bytes before a possible marker start are the value's for sure (linear: never re-scanned).
+    value_.append(r.substr(0, h.pos));
+    advance(h.pos);
+    if (h.which < 0) return false;
+    advance(h.which == 0 ? s_->arg_sep.size() : s_->call_close.size());
+    args_.dict_obj().set(Value::string(key_), typed_value(name_, key_, trim_ws(value_)));
+    if (h.which == 0) {
+      st_ = St::Key;
+      return true;
+    }
+    emit_call(sink, "", name_, args_);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
+    st_ = St::After;
+    return true;
+  }
+
+  bool json_step(Sink& sink) {
+    advance(json_.feed(rest()));
+    if (json_.state() == scan::JsonScanner::State::Error) {
+      give_back(sink, WarningKind::MalformedCall, "the call is not valid JSON");
+      st_ = s_->start_only ? St::Text : St::Content;
+      return true;
+    }
+    if (json_.state() != scan::JsonScanner::State::Done) return false;
+    st_ = St::Close;
+    return true;
+  }
+
+  // After the call's JSON: its close marker, then the call is emitted (or given back).
+  bool close_step(Sink& sink, bool eof) {
+    int m = 0;
+    size_t len = 0;
+    if (!s_->call_close.empty()) {
+      m = scan::match_any(rest(), {s_->call_close}, eof, &len);
+      if (m == -2) return false;
+      if (m == 0) advance(len);
+    }
+    if (!emit(sink)) {
+      give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
+      st_ = s_->start_only ? St::Text : St::Content;
+      return true;
+    }
+    stop_recording();
+    if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without " + s_->call_close);
+    st_ = St::After;
+    return true;
+  }
+
+  // After a call: a separator, the next call, the block's close, or the end of the calls.
+  bool after_step(bool eof) {
+    std::vector<std::string_view> lits;
+    std::vector<int> kind;  // 0 separator, 1 call_open, 2 block_close
+    auto add = [&](const std::string& l, int k) {
+      if (!l.empty()) { lits.push_back(l); kind.push_back(k); }
+    };
+    add(s_->separator, 0);
+    add(s_->call_open, 1);
+    add(s_->block_close, 2);
+    size_t len = 0;
+    int m = lits.empty() ? -1 : scan::match_any(rest(), lits, eof, &len);
+    if (m == -2) return false;
+    if (m >= 0) {
+      if (kind[m] == 2) {
+        advance(len);
+        st_ = St::AfterBlock;
+        return true;
+      }
+      start_recording();
+      advance(len);
+      if (kind[m] == 1 || s_->call_open.empty()) enter_call();
+      else st_ = St::Open;
+      return true;
+    }
+    // Bare JSON calls one after the other: the next '{' is the next call.
+    if (s_->form == InferredSpec::Form::CallObject && s_->call_open.empty() && s_->separator.empty()) {
+      if (!skip_ws()) return false;
+      if (rest()[0] == '{') {
+        start_recording();
+        enter_call();
+        return true;
+      }
+    }
+    st_ = St::AfterBlock;
+    return true;
+  }
+
 
   static std::string trim_ws(std::string_view v) {
     while (!v.empty() && scan::is_json_ws(v.front())) v.remove_prefix(1);

@@ -100,8 +100,9 @@ class KimiK3Parser final : public scan::ParserBase {
         if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
         // The name is complete: the call is announced and its arguments stream from here on.
         std::string n = unescape_attr(*name);
-        stop_recording();
         cur_ = calls_++;
+        note_call(sink, cur_, n);
+        stop_recording();
         sink.on(ToolCallBegin{cur_, next_id(), n});
         args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(n), {}, schema::Trim::None);
         st_ = St::Args;
@@ -115,6 +116,7 @@ class KimiK3Parser final : public scan::ParserBase {
         advance(len);
         if (m == 2) {
           args_.end(sink);
+          note_call_end(cur_);
           ++block_calls_;
           start_recording();  // what follows in the block, if it is cut short, is given back alone
           st_ = St::Tools;

@@ -30,8 +30,7 @@ class Llama3Parser final : public PythonTagParser {
           return true;
         }
         if (rest()[0] == '{' || rest()[0] == '[') { start_json(); return true; }
-        sink.on(ContentDelta{raw_});
-        stop_recording();
+        give_back_quietly(sink);
         st_ = St::Content;
         return true;
       }
@@ -57,8 +56,7 @@ class Llama3Parser final : public PythonTagParser {
         Read r = read_calls(reader_, sink, "the JSON call");
         if (r != Read::NotCall) return moved(r, st_, St::AfterCall, St::Content);
         if (!reader_.json_invalid()) {  // JSON that is not a call: content, quietly
-          sink.on(ContentDelta{raw_});
-          stop_recording();
+          give_back_quietly(sink);
         } else {
           give_back(sink, WarningKind::MalformedCall, "invalid JSON at the start of the output");
         }
@@ -105,7 +103,7 @@ class Llama3Parser final : public PythonTagParser {
   }
   void at_end(Sink& sink) override {
     if (st_ == St::Json) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the JSON call", true);
-    else if (st_ == St::Start && recording_) { sink.on(ContentDelta{raw_}); stop_recording(); }
+    else if (st_ == St::Start && recording_) { give_back_quietly(sink); }
     else if (st_ == St::Builtin || st_ == St::Tagged) abandon_call(sink, WarningKind::TruncatedCall, "output ended after <|python_tag|>", true);
   }
 

@@ -81,19 +81,25 @@ class GuardedParser final : public StreamParser, private Sink {
     std::string_view text = utf8_.clean({}, true);
     if (!text.empty()) inner_->feed(text, *this);
     inner_->finish(*this);
+    settle_ended();
   }
 
  private:
   struct Held {
     std::string name, args;
+    bool ended = false;
   };
   void on(Event&& e) override {
-    if (auto* w = std::get_if<Warning>(&e); w && w->kind == WarningKind::UnknownTool && check_tools_) return;  // ours below
+    if (auto* w = std::get_if<Warning>(&e)) return warning(std::move(*w));
+    if (auto* c = std::get_if<ContentDelta>(&e); c && c->text.empty()) return;
+    // An unknown call's text comes (ParserBase::note_call) before anything else is written: later
+    // output means it will not come.
+    if (!ended_.empty()) settle_ended();
     if (auto* b = std::get_if<ToolCallBegin>(&e)) {
       if (map_.size() <= b->index) map_.resize(b->index + 1, kHeldCall);
       if (check_tools_ && !tool_known(tools_, b->name)) {
         held_.resize(map_.size());
-        held_[b->index] = Held{b->name, {}};
+        held_[b->index] = Held{b->name, {}, false};
         out_->on(Warning{WarningKind::UnknownTool,
                          "call to '" + b->name + "', which is not among the tools: kept as content"});
         return;
@@ -113,14 +119,9 @@ class GuardedParser final : public StreamParser, private Sink {
     }
     if (auto* end = std::get_if<ToolCallEnd>(&e)) {
       if (held(end->index)) {
-        Held& h = held_[end->index];
-        std::string text = "{\"name\":";
-        text += scan::compact_json(Value::string(h.name));
-        text += ",\"arguments\":";
-        text += h.args.empty() ? "{}" : h.args;
-        text += '}';
-        h = Held{};
-        return content(std::move(text));
+        held_[end->index].ended = true;
+        ended_.push_back(end->index);
+        return;
       }
       end->index = map_[end->index];
       out_->on(std::move(e));
@@ -129,6 +130,47 @@ class GuardedParser final : public StreamParser, private Sink {
     }
     if (auto* c = std::get_if<ContentDelta>(&e)) return content(std::move(c->text));
     out_->on(std::move(e));
+  }
+
+  void warning(Warning&& w) {
+    if (w.kind == WarningKind::UnknownTool && check_tools_) {
+      // The parser's own notice is replaced by ours (at the call's begin); one with cut_text is
+      // the call's source text, which becomes the content in place of the call.
+      if (w.cut_call && held(*w.cut_call) && held_[*w.cut_call].ended) {
+        std::erase(ended_, *w.cut_call);
+        held_[*w.cut_call] = Held{};
+        content(std::move(w.cut_text));
+      }
+      return;
+    }
+    if (w.cut_call && *w.cut_call < map_.size()) {
+      if (held(*w.cut_call)) {
+        // An unknown call cut short: nothing of it was streamed, so its text is plain content.
+        std::erase(ended_, *w.cut_call);
+        held_[*w.cut_call] = Held{};
+        content(std::move(w.cut_text));
+        w.cut_call.reset();
+        w.cut_text.clear();
+      } else {
+        w.cut_call = map_[*w.cut_call];
+      }
+    }
+    out_->on(std::move(w));
+  }
+
+  // Unknown calls that ended without their source text: content as {"name","arguments"} JSON.
+  void settle_ended() {
+    for (size_t i : ended_) {
+      Held& h = held_[i];
+      std::string text = "{\"name\":";
+      text += scan::compact_json(Value::string(h.name));
+      text += ",\"arguments\":";
+      text += h.args.empty() ? "{}" : h.args;
+      text += '}';
+      h = Held{};
+      content(std::move(text));
+    }
+    ended_.clear();
   }
 
   // Whitespace that follows a call is held: text after it gets it back (the separator between the
@@ -158,6 +200,7 @@ class GuardedParser final : public StreamParser, private Sink {
   Sink* out_ = nullptr;
   std::vector<size_t> map_;  // the parser's call index -> ours (kHeldCall: an unknown tool's)
   std::vector<Held> held_;
+  std::vector<size_t> ended_;  // held calls whose end has come, their text not yet
   size_t next_ = 0;
   bool after_call_ = false;  // since the last call's end, only whitespace content has come
   std::string ws_;           // that whitespace

@@ -33,8 +33,8 @@ PythonTagParser::TagStep PythonTagParser::python_tag_step(Sink& sink, bool eof) 
         give_back(sink, WarningKind::MalformedCall, "nothing after <|python_tag|>");
         return TagStep::Finished;
       }
-      stop_recording();
       open_string_call(sink, body_.raw_code_tool(), "code");
+      stop_recording();  // after the announcement: an unknown tool's text starts with the marker
       tag_ = Tag::Raw;
       return TagStep::Progress;
     }

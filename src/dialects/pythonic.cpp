@@ -153,7 +153,7 @@ class PythonicParser final : public scan::ThinkParser {
     } else if (st_ == St::Args || st_ == St::Json || ((st_ == St::Name || st_ == St::Open) && (wrapped_ || group_calls_ > 0))) {
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a pythonic call");
     } else if (st_ == St::Name || st_ == St::Open) {
-      give_back_quiet(sink);
+      give_back_quietly(sink);
     } else if (st_ == St::AfterCall || st_ == St::Close) {
       stop_recording();
       if (bracket_ || !close_.empty())
@@ -175,13 +175,9 @@ class PythonicParser final : public scan::ThinkParser {
   // Not a call after all: the text read so far is content (a warning only inside an explicit wrapper).
   bool not_a_call(Sink& sink) {
     if (wrapped_ || group_calls_ > 0) give_back(sink, WarningKind::MalformedCall, "not a pythonic call");
-    else give_back_quiet(sink);
+    else give_back_quietly(sink);
     st_ = St::Content;
     return true;
-  }
-  void give_back_quiet(Sink& sink) {
-    if (!raw_.empty()) sink.on(ContentDelta{raw_});
-    stop_recording();
   }
 
   std::string_view close_;

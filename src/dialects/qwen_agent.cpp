@@ -74,8 +74,8 @@ class QwenAgentParser final : public scan::ThinkParser {
           st_ = St::ArgsStart;
         } else {
           // A name followed by a stop word or another call: Qwen-Agent calls it with empty arguments.
-          stop_recording();
           emit_call(sink, "", name_, Value::dict());
+          stop_recording();  // after: an unknown tool's text is the recording (note_call)
           st_ = St::Content;
         }
         return true;
@@ -146,8 +146,8 @@ class QwenAgentParser final : public scan::ThinkParser {
       scan::JsonScanner min;
       if (min.feed(s) == s.size() && min.state() == scan::JsonScanner::State::Done &&
           fastjson::is_canonical_object(min.text())) {
-        stop_recording();
         emit_call_args(sink, "", name_, min.text());
+        stop_recording();  // after: an unknown tool's text is the recording (note_call)
         return;
       }
       try {
@@ -167,8 +167,8 @@ class QwenAgentParser final : public scan::ThinkParser {
       }
       args = textargs::free_text_object(opts_.tools, name_, textargs::strip_code_fence(s));
     }
-    stop_recording();
     emit_call(sink, "", name_, args);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
   }
 
   St st_ = St::Start;

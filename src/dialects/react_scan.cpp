@@ -217,9 +217,9 @@ class ReactParser final : public scan::ParserBase {
       }
       args = textargs::free_text_object(opts_.tools, name_, text);
     }
-    stop_recording();
     if (json_args) emit_call(sink, "", name_, *json_args);
     else emit_call(sink, "", name_, args);
+    stop_recording();  // after: an unknown tool's text is the recording (note_call)
     if (!tail.empty()) sink.on(ContentDelta{tail});
   }
 

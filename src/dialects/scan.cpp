@@ -152,17 +152,59 @@ void ParserBase::run(Sink& sink, bool eof) {
     // Whatever a state machine left undecided at the end is content.
     if (pos_ < in_.size()) emit_text(sink, rest(), false);
     pos_ = in_.size();
+    send_source(sink);
   }
 }
 
 void ParserBase::advance(size_t n) {
   if (recording_) raw_.append(in_.data() + pos_, n);
+  if (src_.on) src_.text.append(in_.data() + pos_, n);
   pos_ += n;
 }
 
+void ParserBase::note_call(Sink& sink, size_t index, const std::string& name) {
+  send_source(sink, recording_ ? std::string_view(raw_) : std::string_view(), true);
+  if (tool_known(opts_.tools, name)) return;
+  warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
+  // Without a recording the call's first bytes are gone: the guard's JSON form it is.
+  if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw_, .end = std::nullopt};
+}
+
+void ParserBase::mark_source_end(std::string_view not_ours) {
+  if (src_.end || !src_.closed) return;
+  size_t n = src_.text.size();
+  if (!not_ours.empty() && n > not_ours.size() && src_.text.ends_with(not_ours)) n -= not_ours.size();
+  src_.end = n;
+}
+
+void ParserBase::send_source(Sink& sink, std::string_view not_ours, bool next_call) {
+  if (!src_.on) return;
+  Source s = std::move(src_);
+  src_ = Source{};
+  if (!s.closed) return;
+  // Text since a new recording began is the call's (a block's close marker) unless it is given back
+  // as content or begins the next call.
+  if ((next_call || !not_ours.empty()) && s.end) {
+    s.text.resize(*s.end);
+  } else if (!not_ours.empty()) {
+    // The next call's recording holds this call's text too: the two cannot be told apart.
+    if (not_ours.size() >= s.text.size()) return;
+    if (s.text.ends_with(not_ours)) s.text.resize(s.text.size() - not_ours.size());
+  }
+  Warning w{WarningKind::UnknownTool, "the call's text, kept as content"};
+  w.cut_call = s.call;
+  w.cut_text = std::move(s.text);
+  sink.on(std::move(w));
+}
+
 void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
-  if (!raw_.empty()) sink.on(ContentDelta{raw_});
+  give_back_quietly(sink);
   warn(sink, k, std::move(detail));
+}
+
+void ParserBase::give_back_quietly(Sink& sink) {
+  send_source(sink, raw_);
+  if (!raw_.empty()) sink.on(ContentDelta{raw_});
   stop_recording();
 }
 
@@ -193,12 +235,14 @@ void ParserBase::finish(Sink& sink) {
 }
 
 void ParserBase::emit_text(Sink& sink, std::string_view s, bool reasoning) {
+  if (src_.on) send_source(sink);
   if (s.empty()) return;
   if (reasoning) sink.on(ReasoningDelta{std::string(s)});
   else sink.on(ContentDelta{std::string(s)});
 }
 
 int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof) {
+  if (src_.on) send_source(sink);  // text again: a call before it is over
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   if (h.which >= 0) {
@@ -275,16 +319,17 @@ void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, 
 
 void ParserBase::emit_call_args(Sink& sink, std::string id, const std::string& name, std::string a) {
   if (id.empty()) id = next_id();
-  if (!tool_known(opts_.tools, name)) warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   size_t idx = calls_++;
+  note_call(sink, idx, name);
   sink.on(ToolCallBegin{idx, std::move(id), name});
   sink.on(ToolArgsDelta{idx, std::move(a)});
   sink.on(ToolCallEnd{idx});
+  note_call_end(idx);
 }
 
 void ParserBase::open_call(Sink& sink, std::string id, const std::string& name) {
   if (id.empty()) id = next_id();
-  if (!tool_known(opts_.tools, name)) warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
+  note_call(sink, calls_, name);
   sink.on(ToolCallBegin{calls_++, std::move(id), name});
   open_ = true;
 }
@@ -315,6 +360,7 @@ void ParserBase::close_string_call(Sink& sink) {
 
 void ParserBase::close_call(Sink& sink) {
   sink.on(ToolCallEnd{calls_ - 1});
+  note_call_end(calls_ - 1);
   open_ = false;
 }
 

@@ -129,6 +129,22 @@ class ParserBase : public StreamParser {
   // output) the bytes left undecided belong to it.
   void abandon_call(Sink& sink, WarningKind k, std::string detail, bool take_rest = false);
 
+  // ---- a call to a tool that is not among the request's tools (issue 12 §6) ----
+  // The output guard keeps such a call out of the calls and gives it back as content: as the model
+  // wrote it when the parser could say which bytes were the call's, else as {"name","arguments"}
+  // JSON. Where a family announces a call it calls note_call() (before the ToolCallBegin), and
+  // note_call_end() after its ToolCallEnd. For an unknown tool, the call's source text is the
+  // recording so far (its open marker and name) plus every byte consumed until the parser shows the
+  // call is over: it reads text again (emit_text), starts recording another call, gives back a
+  // recording, or announces the next call, or the output ends. The text then goes to the sink as
+  // an UnknownTool warning with cut_call/cut_text (collect() treats it like a cut call: the call
+  // out, its text in). A call still open at that point (cut short, or a family that reads text
+  // inside a call) sends nothing: the guard's JSON form stands.
+  void note_call(Sink& sink, size_t index, const std::string& name);
+  void note_call_end(size_t index) {
+    if (src_.on && src_.call == index) src_.closed = true;
+  }
+
  protected:
   // One step of the state machine: true when it consumed bytes or changed state (it is called
   // again), false when it needs more input (or, at eof, has nothing left to do).
@@ -140,10 +156,16 @@ class ParserBase : public StreamParser {
   // Moves pos_ by n; while recording, the bytes are kept in raw_ (the source text of a call in
   // progress, given back as content when the call turns out malformed or truncated).
   void advance(size_t n);
-  void start_recording(std::string_view already = {}) { recording_ = true; raw_.assign(already); }
+  void start_recording(std::string_view already = {}) {
+    if (src_.on) mark_source_end(already);
+    recording_ = true;
+    raw_.assign(already);
+  }
   void stop_recording() { recording_ = false; raw_.clear(); }
   // The recorded text becomes content, with a warning.
   void give_back(Sink& sink, WarningKind k, std::string detail);
+  // The same without a warning (the text was never a call, only looked like one's start).
+  void give_back_quietly(Sink& sink);
   // What is being read is not a call after all: its text becomes content with a MalformedCall
   // warning and the state machine goes back to reading content (its `state` to St::Content).
   // True, so that a step can end with `return malformed(sink, why, st_);`.
@@ -262,6 +284,22 @@ class ParserBase : public StreamParser {
   std::string raw_;
   bool recording_ = false;
   bool open_ = false;  // a streamed call is open (index calls_ - 1)
+
+ private:
+  // The source text of an unknown tool's call (note_call). A new recording marks where the call
+  // may end (`end`): the text up to it goes if another call follows, all of it if text or the end
+  // of the output does (a block's close marker after the call is the call's too).
+  struct Source {
+    bool on = false, closed = false;
+    size_t call = 0;
+    std::string text;
+    std::optional<size_t> end;
+  };
+  Source src_;
+  void mark_source_end(std::string_view not_ours);
+  // Sends the source text (without a tail `not_ours` that belongs to what comes next) and ends it.
+  void send_source(Sink& sink, std::string_view not_ours = {}, bool next_call = false);
+ protected:
 
   friend class CallReader;
   friend class ArgsReader;

@@ -88,9 +88,8 @@ bool XmlCallParser::read_name(const std::vector<std::string_view>& ends, std::st
 
 void XmlCallParser::begin_call(Sink& sink, std::string name) {
   // Recording goes on: the call's source text is what a cut-short call gives back (body_end).
-  if (!tool_known(opts_.tools, name))
-    warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   cur_ = calls_++;
+  note_call(sink, cur_, name);
   sink.on(ToolCallBegin{cur_, next_id(), name});
   args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(name), syn_.rules, syn_.trim);
 }
@@ -98,6 +97,7 @@ void XmlCallParser::begin_call(Sink& sink, std::string name) {
 void XmlCallParser::end_call(Sink& sink) {
   stop_recording();
   args_.end(sink);  // "}" and the call's end
+  note_call_end(cur_);
   ++block_calls_;
 }
 
@@ -124,181 +124,207 @@ bool XmlCallParser::end_block(Sink& sink, bool closed) {
 }
 
 bool XmlCallParser::body_step(Sink& sink, bool eof) {
-  size_t len = 0;
   switch (st_) {
-    case St::Content: {
-      int k = text_until(sink, content_marks_, false, eof);
-      if (k < 0) return false;
-      std::string_view m = content_marks_[k];
-      start_recording(m);
-      block_calls_ = 0;
-      if (m == syn_.json_block_open) {
-        json_close_ = syn_.json_block_close;
-        st_ = St::JsonBlock;
-        return true;
-      }
-      in_block_ = m != syn_.call_open;
-      st_ = !in_block_ || syn_.call_open.empty() ? St::Name : St::Block;
-      return true;
-    }
-    case St::Block: {
-      if (!skip_filler(eof)) return false;
-      if (syn_.json_in_block && rest()[0] == '{') {  // Hermes-style JSON where XML was expected
-        json_close_ = syn_.block_close;
-        st_ = St::JsonBlock;
-        return true;
-      }
-      const std::vector<std::string_view>& opts = block_marks_;
-      int m = scan::match_any(rest(), opts, eof, &len);
-      if (m == -2) return false;
-      if (m >= 0 && opts[m] == syn_.call_open) {
-        advance(len);
-        st_ = St::Name;
-        return true;
-      }
-      if (m >= 0) advance(len);  // the block's close
-      return m < 0 && eof ? false : end_block(sink, m >= 0);
-    }
-    case St::Name: {
-      const std::vector<std::string_view>& ends = syn_.name_end;
-      std::string name;
-      int which = -1;
-      bool bad = false;
-      if (!read_name(ends, &name, &which, &bad)) return false;
-      if (bad) return not_a_call(sink, "malformed tool name");
-      if (!in_block_) {
-        // A bare <function=N> is a call only when a parameter or the call's end follows (prose
-        // may mention the syntax): decide before announcing it.
-        bare_name_ = std::move(name);
-        st_ = St::BareCheck;
-        return true;
-      }
-      begin_call(sink, std::move(name));
-      std::string_view end = ends[which];
-      if (end == syn_.param_open) {
-        st_ = St::ParamName;
-      } else if (!syn_.block_close.empty() && end == syn_.block_close) {
-        end_call(sink);
-        st_ = St::AfterBlock;
-      } else {
-        st_ = St::Params;
-      }
-      return true;
-    }
-    case St::BareCheck: {
-      if (!skip_ws()) return false;
-      int m = scan::match_any(rest(), {syn_.param_open, syn_.call_close}, eof, &len);
-      if (m == -2) return false;
-      if (m < 0) {  // not a call: the text is content, quietly
-        sink.on(ContentDelta{raw_});
-        stop_recording();
-        st_ = St::Content;
-        return true;
-      }
-      begin_call(sink, std::move(bare_name_));
-      st_ = St::Params;
-      return true;
-    }
-    case St::Params: {
-      if (!skip_filler(eof)) return false;
-      int m = scan::match_any(rest(), param_marks_, eof, &len);
-      if (m == -2) return false;
-      if (m < 0) {
-        if (eof) return false;
-        return broken_call(sink, "unexpected text inside a tool call");
-      }
-      std::string_view mark = param_marks_[m];
-      if (mark == syn_.param_open) {
-        advance(len);
-        st_ = St::ParamName;
-      } else if (mark == syn_.call_close) {
-        advance(len);
-        end_call(sink);
-        if (in_block_) {
-          start_recording();
-          st_ = St::Block;
-        } else {
-          st_ = St::AfterBlock;
-        }
-      } else if (mark == syn_.block_close) {
-        advance(len);
-        end_call(sink);
-        if (!syn_.call_close.empty())
-          warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(syn_.call_close));
-        st_ = St::AfterBlock;
-      } else {  // the next call's open: this one lacks its close
-        end_call(sink);
-        warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(syn_.call_close));
-        start_recording();
-        st_ = in_block_ ? St::Block : St::Content;
-      }
-      return true;
-    }
-    case St::ParamName: {
-      std::string name;
-      int which = -1;
-      bool bad = false;
-      if (!read_name({syn_.param_name_end}, &name, &which, &bad)) return false;
-      if (bad) return broken_call(sink, "malformed parameter name");
-      args_.param(sink, name);
-      st_ = syn_.value_open.empty() ? St::Value : St::ValueOpen;
-      return true;
-    }
-    case St::ValueOpen: {
-      if (!skip_filler(eof)) return false;
-      int m = scan::match_any(rest(), {syn_.value_open}, eof, &len);
-      if (m == -2) return false;
-      if (m < 0) return eof ? false : broken_call(sink, "parameter name without its value");
-      advance(len);
-      st_ = St::Value;
-      return true;
-    }
-    case St::Value: {
-      std::string_view r = rest();
-      scan::MarkerHit h = scan::find_marker(r, value_ends_);
-      if (h.which < 0) {
-        size_t upto = eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-        args_.text(sink, r.substr(0, upto));
-        advance(upto);
-        return false;
-      }
-      args_.text(sink, r.substr(0, h.pos));
-      advance(h.pos);
-      if (value_ends_[h.which] == syn_.param_close) advance(syn_.param_close.size());
-      args_.end_param(sink);  // a value without its close tag ends where the next tag starts
-      st_ = St::Params;
-      return true;
-    }
+    case St::Content: return content_step(sink, eof);
+    case St::Block: return block_step(sink, eof);
+    case St::Name: return name_step(sink);
+    case St::BareCheck: return bare_check_step(sink, eof);
+    case St::Params: return params_step(sink, eof);
+    case St::ParamName: return param_name_step(sink);
+    case St::ValueOpen: return value_open_step(sink, eof);
+    case St::Value: return value_step(sink, eof);
     case St::AfterBlock: return ws_then_content(st_);
-    case St::JsonBlock: {
-      if (!skip_ws()) return false;
-      if (rest()[0] == '{') {
-        json_.reset();
-        st_ = St::JsonCall;
-        return true;
-      }
-      int m = scan::match_any(rest(), {json_close_}, eof, &len);
-      if (m == -2) return false;
-      if (m == 0) advance(len);
-      return m < 0 && eof ? false : end_block(sink, m == 0);
-    }
-    case St::JsonCall: {
-      advance(json_.feed(rest()));
-      if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "invalid JSON in a tool call block");
-      if (json_.state() != scan::JsonScanner::State::Done) return false;
-      std::string raw = raw_;
-      stop_recording();
-      if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true)) {
-        start_recording(raw);
-        return not_a_call(sink, "JSON in a tool call block is not a call");
-      }
-      ++block_calls_;
-      start_recording();
-      st_ = St::JsonBlock;
-      return true;
-    }
+    case St::JsonBlock: return json_block_step(sink, eof);
+    case St::JsonCall: return json_call_step(sink);
   }
   return false;
+}
+
+// Text up to a block, JSON block or bare call marker; the marker starts a recording.
+bool XmlCallParser::content_step(Sink& sink, bool eof) {
+  int k = text_until(sink, content_marks_, false, eof);
+  if (k < 0) return false;
+  std::string_view m = content_marks_[k];
+  start_recording(m);
+  block_calls_ = 0;
+  if (m == syn_.json_block_open) {
+    json_close_ = syn_.json_block_close;
+    st_ = St::JsonBlock;
+    return true;
+  }
+  in_block_ = m != syn_.call_open;
+  st_ = !in_block_ || syn_.call_open.empty() ? St::Name : St::Block;
+  return true;
+}
+
+// Inside a block: the next call's open, Hermes-style JSON, or the block's close.
+bool XmlCallParser::block_step(Sink& sink, bool eof) {
+  size_t len = 0;
+  if (!skip_filler(eof)) return false;
+  if (syn_.json_in_block && rest()[0] == '{') {  // Hermes-style JSON where XML was expected
+    json_close_ = syn_.block_close;
+    st_ = St::JsonBlock;
+    return true;
+  }
+  const std::vector<std::string_view>& opts = block_marks_;
+  int m = scan::match_any(rest(), opts, eof, &len);
+  if (m == -2) return false;
+  if (m >= 0 && opts[m] == syn_.call_open) {
+    advance(len);
+    st_ = St::Name;
+    return true;
+  }
+  if (m >= 0) advance(len);  // the block's close
+  return m < 0 && eof ? false : end_block(sink, m >= 0);
+}
+
+// The call's name up to its end marker: announced at once in a block, checked first when bare.
+bool XmlCallParser::name_step(Sink& sink) {
+  const std::vector<std::string_view>& ends = syn_.name_end;
+  std::string name;
+  int which = -1;
+  bool bad = false;
+  if (!read_name(ends, &name, &which, &bad)) return false;
+  if (bad) return not_a_call(sink, "malformed tool name");
+  if (!in_block_) {
+    // A bare <function=N> is a call only when a parameter or the call's end follows (prose
+    // may mention the syntax): decide before announcing it.
+    bare_name_ = std::move(name);
+    st_ = St::BareCheck;
+    return true;
+  }
+  begin_call(sink, std::move(name));
+  std::string_view end = ends[which];
+  if (end == syn_.param_open) {
+    st_ = St::ParamName;
+  } else if (!syn_.block_close.empty() && end == syn_.block_close) {
+    end_call(sink);
+    st_ = St::AfterBlock;
+  } else {
+    st_ = St::Params;
+  }
+  return true;
+}
+
+// A bare <function=N> is a call only when a parameter or the call's end follows.
+bool XmlCallParser::bare_check_step(Sink& sink, bool eof) {
+  size_t len = 0;
+  if (!skip_ws()) return false;
+  int m = scan::match_any(rest(), {syn_.param_open, syn_.call_close}, eof, &len);
+  if (m == -2) return false;
+  if (m < 0) {  // not a call: the text is content, quietly
+    give_back_quietly(sink);
+    st_ = St::Content;
+    return true;
+  }
+  begin_call(sink, std::move(bare_name_));
+  st_ = St::Params;
+  return true;
+}
+
+// Between parameters: the next parameter, the call's close, the block's close, or the next call.
+bool XmlCallParser::params_step(Sink& sink, bool eof) {
+  size_t len = 0;
+  if (!skip_filler(eof)) return false;
+  int m = scan::match_any(rest(), param_marks_, eof, &len);
+  if (m == -2) return false;
+  if (m < 0) {
+    if (eof) return false;
+    return broken_call(sink, "unexpected text inside a tool call");
+  }
+  std::string_view mark = param_marks_[m];
+  if (mark == syn_.param_open) {
+    advance(len);
+    st_ = St::ParamName;
+  } else if (mark == syn_.call_close) {
+    advance(len);
+    end_call(sink);
+    if (in_block_) {
+      start_recording();
+      st_ = St::Block;
+    } else {
+      st_ = St::AfterBlock;
+    }
+  } else if (mark == syn_.block_close) {
+    advance(len);
+    end_call(sink);
+    if (!syn_.call_close.empty())
+      warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(syn_.call_close));
+    st_ = St::AfterBlock;
+  } else {  // the next call's open: this one lacks its close
+    end_call(sink);
+    warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(syn_.call_close));
+    start_recording();
+    st_ = in_block_ ? St::Block : St::Content;
+  }
+  return true;
+}
+
+bool XmlCallParser::param_name_step(Sink& sink) {
+  std::string name;
+  int which = -1;
+  bool bad = false;
+  if (!read_name({syn_.param_name_end}, &name, &which, &bad)) return false;
+  if (bad) return broken_call(sink, "malformed parameter name");
+  args_.param(sink, name);
+  st_ = syn_.value_open.empty() ? St::Value : St::ValueOpen;
+  return true;
+}
+
+bool XmlCallParser::value_open_step(Sink& sink, bool eof) {
+  size_t len = 0;
+  if (!skip_filler(eof)) return false;
+  int m = scan::match_any(rest(), {syn_.value_open}, eof, &len);
+  if (m == -2) return false;
+  if (m < 0) return eof ? false : broken_call(sink, "parameter name without its value");
+  advance(len);
+  st_ = St::Value;
+  return true;
+}
+
+// A parameter's value streams until its close tag (or the next tag, when the close is missing).
+bool XmlCallParser::value_step(Sink& sink, bool eof) {
+  std::string_view r = rest();
+  scan::MarkerHit h = scan::find_marker(r, value_ends_);
+  if (h.which < 0) {
+    size_t upto = eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
+    args_.text(sink, r.substr(0, upto));
+    advance(upto);
+    return false;
+  }
+  args_.text(sink, r.substr(0, h.pos));
+  advance(h.pos);
+  if (value_ends_[h.which] == syn_.param_close) advance(syn_.param_close.size());
+  args_.end_param(sink);  // a value without its close tag ends where the next tag starts
+  st_ = St::Params;
+  return true;
+}
+
+// Inside a JSON block: the next call object or the block's close.
+bool XmlCallParser::json_block_step(Sink& sink, bool eof) {
+  size_t len = 0;
+  if (!skip_ws()) return false;
+  if (rest()[0] == '{') {
+    json_.reset();
+    st_ = St::JsonCall;
+    return true;
+  }
+  int m = scan::match_any(rest(), {json_close_}, eof, &len);
+  if (m == -2) return false;
+  if (m == 0) advance(len);
+  return m < 0 && eof ? false : end_block(sink, m == 0);
+}
+
+bool XmlCallParser::json_call_step(Sink& sink) {
+  advance(json_.feed(rest()));
+  if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "invalid JSON in a tool call block");
+  if (json_.state() != scan::JsonScanner::State::Done) return false;
+  if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true))
+    return not_a_call(sink, "JSON in a tool call block is not a call");
+  ++block_calls_;
+  start_recording();
+  st_ = St::JsonBlock;
+  return true;
 }
 
 void XmlCallParser::body_end(Sink& sink) {

@@ -63,6 +63,17 @@ class XmlCallParser final : public scan::ThinkParser {
   bool not_a_call(Sink& sink, const char* why);   // before the name: give the text back
   bool broken_call(Sink& sink, const char* why);  // after the name: close the call, rest is content
   bool end_block(Sink& sink, bool closed);
+  // One step per state of body_step.
+  bool content_step(Sink& sink, bool eof);
+  bool block_step(Sink& sink, bool eof);
+  bool name_step(Sink& sink);
+  bool bare_check_step(Sink& sink, bool eof);
+  bool params_step(Sink& sink, bool eof);
+  bool param_name_step(Sink& sink);
+  bool value_open_step(Sink& sink, bool eof);
+  bool value_step(Sink& sink, bool eof);
+  bool json_block_step(Sink& sink, bool eof);
+  bool json_call_step(Sink& sink);
 
   const XmlSyntax& syn_;
   std::vector<std::string_view> content_marks_, param_marks_, value_ends_, block_marks_;

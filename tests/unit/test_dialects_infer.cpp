@@ -187,6 +187,10 @@ TEST(DialectInfer, KeyValueTyping) {
             Value());
   ASSERT_EQ(m.tool_calls.size(), 1u);
   EXPECT_EQ(m.tool_calls[0].arguments, R"({"code":"abc","n":"3"})");  // no schema: text (issue 12 §5)
+  // A tool the request does not offer: its call is content as written (issue 12 §6).
+  m = parse("Hi " + out + " ok", json::parse(R"([{"type": "function", "function": {"name": "other"}}])"));
+  EXPECT_TRUE(m.tool_calls.empty());
+  EXPECT_EQ(m.content, "Hi " + out + " ok");
   m = parse(out.substr(0, 50), tools);
   EXPECT_TRUE(m.tool_calls.empty());
   EXPECT_EQ(m.content, out.substr(0, 50));

@@ -3,6 +3,8 @@
 // content with an unknown_tool warning.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "dialect_test_util.hpp"
 #include "dialects/dialect.hpp"
 #include "chat/template_source.hpp"
@@ -118,7 +120,18 @@ TEST(OutputGuard, UnknownToolIsContentNotACall) {
   // XML families: the same (the call is announced by name before its values arrive).
   ParsedMessage x = parse_all(*find("qwen3_coder"), "<tool_call>\n<function=rm>\n<parameter=path>\n/\n</parameter>\n</function>\n</tool_call>", o);
   EXPECT_TRUE(x.tool_calls.empty());
-  EXPECT_EQ(x.content, R"({"name":"rm","arguments":{"path":"/"}})");
+  EXPECT_EQ(x.content, "<tool_call>\n<function=rm>\n<parameter=path>\n/\n</parameter>\n</function>\n</tool_call>");
+
+  // The text of each unknown call is kept in place, and a known call cut short after one is still
+  // the one the whole result takes out (its cut_call index follows the renumbering).
+  std::string cut =
+      "A <tool_call>\n{\"name\": \"rm\", \"arguments\": {}}\n</tool_call> B "
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Os";
+  ParsedMessage c = parse_all(*find("hermes"), cut, o);
+  EXPECT_TRUE(c.tool_calls.empty());
+  EXPECT_EQ(c.content, cut);
+  for (size_t chunk : {1u, 3u, 7u})
+    EXPECT_EQ(events_text(dialect_test::feed_chunked(*find("hermes"), o, cut, chunk)), events_text(feed_cut(*find("hermes"), o, cut, {})));
 
   // Without tools nothing is unknown.
   ParsedMessage free = parse_all(*find("hermes"), in, {});
@@ -259,4 +272,95 @@ TEST(OutputGuard, KimiK3StreamsStringArguments) {
   ParsedMessage all_of = collect(log.events);
   ASSERT_EQ(all_of.tool_calls.size(), 1u);
   EXPECT_EQ(all_of.tool_calls[0].arguments, "{\"content\":\"" + value + "\"}");
+}
+
+// Issue 12 part 6: an unknown tool's call is content as the model wrote it. Every family, on each of its
+// fixture cases with one call and nothing to warn about, parsed with a tools list that does not
+// name the call: no call, an unknown_tool warning, the same events for every chunking, and content
+// that is the input's own text (the call's markers and JSON or XML included), not a JSON rendering.
+TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
+  ParseOptions o;
+  o.tools = tools_of(R"([{"type":"function","function":{"name":"not_this_one","parameters":{"type":"object"}}}])");
+  size_t checked = 0;
+  std::map<std::string, size_t> raw_by_family;
+  for (const Dialect* d : all()) {
+    std::string path = "tests/dialects/fixtures/" + std::string(d->name) + ".json";
+    Value f = json::parse_file(path);
+    for (const Value& c : f.dict_obj().find("cases")->items()) {
+      const Value* calls = c.dict_obj().find("tool_calls");
+      const Value* warnings = c.dict_obj().find("warnings");
+      const Value* reasoning = c.dict_obj().find("reasoning_content");
+      const Value* open = c.dict_obj().find("reasoning_open");
+      if (!calls || !calls->is_list() || calls->items().size() != 1) continue;
+      if ((warnings && warnings->is_list() && !warnings->items().empty()) || (reasoning && reasoning->is_str() && !reasoning->str().empty()) || open) continue;
+      std::string in(c.dict_obj().find("input")->str());
+      std::string name(calls->items()[0].dict_obj().find("name")->str());
+      SCOPED_TRACE(std::string(d->name) + ": " + in);
+      ParseOptions known;
+      if (const Value* t = c.dict_obj().find("tools")) known.tools = *t;
+      ParsedMessage base = parse_all(*d, in, known);
+      if (base.tool_calls.size() != 1) continue;  // a near-miss form: a call only when its tool is offered
+      std::vector<size_t> bytes;
+      for (size_t i = 1; i < in.size(); ++i) bytes.push_back(i);
+      auto whole = feed_cut(*d, o, in, {});
+      EXPECT_EQ(events_text(whole), events_text(feed_cut(*d, o, in, bytes)));
+      ParsedMessage m = collect(whole);
+      EXPECT_TRUE(m.tool_calls.empty());
+      bool warned = false;
+      for (const Warning& w : m.warnings) warned |= w.kind == WarningKind::UnknownTool;
+      // A near-miss form (its case names the tools) is a call only when its tool is offered, and so
+      // is GLM-4's bare name line (glm4.cpp): here they stay content without a warning.
+      EXPECT_TRUE(warned || c.dict_obj().find("tools") || d->name == "glm4");
+      if (in.find(name) != std::string::npos) {
+        EXPECT_NE(m.content.find(name), std::string::npos) << m.content;
+      }
+      // The text outside the call is kept, around the call's own text.
+      EXPECT_GT(m.content.size(), base.content.size());
+      ++checked;
+      // Each piece of content is the model's text (markers a family drops, such as a role line,
+      // may stand between two pieces).
+      bool verbatim = true;
+      for (const Event& e : whole)
+        if (auto* t = std::get_if<ContentDelta>(&e)) verbatim &= in.find(t->text) != std::string::npos;
+      if (verbatim) ++raw_by_family[std::string(d->name)];
+      else ADD_FAILURE() << d->name << ": content is not the model's text: " << m.content;
+    }
+  }
+  EXPECT_GT(checked, 28u);
+  // Every family gives its own text back on at least one case.
+  for (const Dialect* d : all()) EXPECT_GT(raw_by_family[std::string(d->name)], 0u) << d->name;
+}
+
+// Issue 12 part 4: a DeepSeek tool calls block that cannot be read whole (a later call in it is not a
+// call) is content whole in the whole-message result: the calls already streamed from it are cut,
+// as a call cut by the end of the output is. A block recovered whole (missing inner markers) leaves
+// none of its markers in content.
+TEST(OutputGuard, DeepSeekBlockNotReadableWholeIsContentWhole) {
+  const std::pair<const char*, std::string> cases[] = {
+      {"deepseek_v3",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```"
+       "<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Oslo\"}\n```<｜tool▁call▁end｜>"
+       "<｜tool▁call▁begin｜>garbage here<｜tool▁calls▁end｜> B"},
+      {"deepseek_v31",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜>"
+       "<｜tool▁call▁begin｜>not a call<｜tool▁calls▁end｜> B"},
+  };
+  ParseOptions o;
+  o.tools = tools_of(R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}])");
+  for (const auto& [name, in] : cases) {
+    SCOPED_TRACE(name);
+    ParsedMessage m = parse_all(*find(name), in, o);
+    EXPECT_TRUE(m.tool_calls.empty());
+    EXPECT_EQ(m.content, in);
+    auto whole = feed_cut(*find(name), o, in, {});
+    size_t begins = 0;
+    for (const Event& e : whole) begins += std::holds_alternative<ToolCallBegin>(e);
+    EXPECT_GE(begins, 1u);  // streamed before the bad call came
+    for (size_t chunk : {1u, 5u}) EXPECT_EQ(events_text(dialect_test::feed_chunked(*find(name), o, in, chunk)), events_text(whole));
+  }
+  // Recovered whole: the block's close marker is not left in content.
+  ParsedMessage r = parse_all(*find("deepseek_v3"),
+                              "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁calls▁end｜> B", o);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.content, "A  B");
 }
