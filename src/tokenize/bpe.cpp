@@ -67,11 +67,27 @@ const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
   }
 }
 
+void Bpe::note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe) {
+  const std::u32string cps = uni::decode(token);
+  for (size_t i = 1; i < cps.size(); ++i) {
+    if (cps[i] != 0x2581 || cps[i - 1] == 0x2581) continue;
+    bool seen = false;
+    for (char32_t u : unsafe) seen = seen || u == cps[i - 1];
+    if (!seen) unsafe.push_back(cps[i - 1]);
+  }
+}
+
 void Bpe::finish() {
   for (unsigned b = 0; b < 256; ++b) {
     const char c = static_cast<char>(b);
     auto it = vocab.find(std::string_view(&c, 1));
     byte_unit[b] = it == vocab.end() ? -1 : int64_t(it->second);
+  }
+  for (unsigned b = 0; b < 256; ++b) {
+    char code[8];
+    std::snprintf(code, sizeof code, "<0x%02X>", b);
+    auto it = vocab.find(std::string_view(code));
+    spm_byte_token[b] = it != vocab.end() ? int64_t(it->second) : byte_unit[b];
   }
   char_unit.clear();
   for (const auto& [tok, id] : vocab) {
@@ -82,6 +98,7 @@ void Bpe::finish() {
 }
 
 void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+  if (!spm_scores.empty()) return spm_merge_word(w, out);
   struct Sym {
     uint32_t id, len;
     int32_t prev, next;

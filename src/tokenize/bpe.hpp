@@ -48,6 +48,13 @@ class Bpe {
   std::unordered_map<char32_t, uint32_t> char_unit;
   void finish();
   std::vector<char32_t> cut_unsafe_prev;
+  // Adds the characters right before a U+2581 inside `token` to `unsafe`.
+  static void note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe);
+  // llama.cpp's SentencePiece-style merging (GGUF "llama" models, spm.cpp), used when not empty:
+  // the score of each id. Two neighbouring symbols merge when their text is a token, the highest
+  // score first, the leftmost on ties; a symbol left that is no token becomes its bytes' tokens.
+  std::vector<float> spm_scores;
+  int64_t spm_byte_token[256];  // "<0xXX>", else the byte itself as a token; -1: none
 
   void add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged);
   void tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const;
@@ -63,6 +70,7 @@ class Bpe {
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
   void grow();
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
+  void spm_merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
   void merge_cached(std::string_view word, BpeCache* cache, uint32_t base, std::vector<ModelToken>& out) const;
 };
 

@@ -141,8 +141,8 @@ class TokenizerImpl {
 
 TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name);
 
-// The tokenizer.json text equivalent to a GGUF model's tokenizer.ggml.* (gguf_tokenizer.cpp).
-std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name);
+// The tokenizer of a GGUF model's tokenizer.ggml.* metadata, as llama.cpp tokenizes (gguf_tokenizer.cpp).
+TokenizerImpl load_gguf_tokenizer(const chat::GgufMetadata& md, const std::string& name);
 
 // Pre-tokenization of one segment: pieces as code point ranges of `cps`.
 struct Piece {

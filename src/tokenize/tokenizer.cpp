@@ -195,7 +195,7 @@ Tokenizer Tokenizer::load(const std::string& path) {
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0) {
     chat::GgufReadOptions o;
     o.keep = [](std::string_view key) { return key.rfind("tokenizer.ggml.", 0) == 0; };
-    return from_json(tokenizer_json_from_gguf(chat::read_gguf(path, o), path), path);
+    return Tokenizer(std::make_shared<const TokenizerImpl>(load_gguf_tokenizer(chat::read_gguf(path, o), path)));
   }
   std::string file = path;
   struct stat st {};

