@@ -22,10 +22,12 @@ struct ModelToken {
   uint32_t id, begin, end;
 };
 
-// Words already split by this encode call (text repeats words a lot).
+// Words already split by this encode call (text repeats words a lot): word -> its tokens,
+// (id, byte length) each, as a range of `parts` (one flat vector: no allocation per word).
 struct BpeCache {
-  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>, StrHash,
-                     std::equal_to<>> words;  // word -> (id, byte length) per token
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>, StrHash, std::equal_to<>> words;  // (first, count)
+  std::vector<std::pair<uint32_t, uint32_t>> parts;
+  size_t limit = 1 << 15;  // words; emptied when full (memory stays bounded)
 };
 
 class Bpe {
@@ -46,6 +48,7 @@ class Bpe {
   // Ids of the one-unit tokens (filled by finish()): bytes when byte_level, else characters.
   int64_t byte_unit[256];
   std::unordered_map<char32_t, uint32_t> char_unit;
+  std::vector<int32_t> bmp_unit;  // char_unit below U+10000 as a table (-1: none)
   void finish();
   std::vector<char32_t> cut_unsafe_prev;
   // Adds the characters right before a U+2581 inside `token` to `unsafe`.
@@ -66,7 +69,10 @@ class Bpe {
   };
   std::vector<MergeSlot> merges_;  // open addressing, power-of-two size
   size_t merge_count_ = 0;
-  std::vector<uint32_t> merged_by_rank_;
+  struct RankInfo {
+    uint32_t left = ~0u, right = ~0u, merged = 0;
+  };
+  std::vector<RankInfo> by_rank_;  // the merge of each rank
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
   void grow();
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;

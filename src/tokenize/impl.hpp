@@ -34,6 +34,7 @@ struct NormStr {
 // A literal string or a regex, as tokenizer.json's {"String": ...} / {"Regex": ...}.
 struct Pattern {
   std::u32string literal;
+  std::string literal_utf8;  // the literal as UTF-8 (byte search finds the same matches in valid UTF-8)
   std::shared_ptr<const Regex> regex;
   // Matches in cps[0, n) as (start, end) code point pairs, non-overlapping, left to right.
   void find_all(const char32_t* cps, size_t n, std::vector<std::pair<size_t, size_t>>& out) const;
@@ -121,7 +122,9 @@ class AddedTokenMatcher {
 
 class TokenizerImpl {
  public:
+  TokenizerImpl();
   std::string name;
+  uint64_t serial;  // unique per loaded tokenizer: the owner of a thread's word cache
   std::vector<Normalizer> normalizer;  // 0 or 1
   std::vector<PreTokenizer> pre_tokenizer;  // 0 or 1
   Bpe model;

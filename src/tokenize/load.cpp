@@ -62,6 +62,7 @@ class Loader {
     if (const Value* s = field(*p, "String")) {
       if (!s->is_str()) fail(path + ".pattern.String", "must be a string");
       r.literal = uni::decode(s->str());
+      r.literal_utf8 = s->str();
     } else if (const Value* re = field(*p, "Regex")) {
       if (!re->is_str()) fail(path + ".pattern.Regex", "must be a string");
       try {
