@@ -66,9 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--toolchat", required=True)
     a = ap.parse_args()
-    skip = tokentest.node_packages_missing()
-    if skip:
-        print(skip)
+    if tokentest.skip_without_node():
         return 77
     rows_in = [json.loads(l) for l in open(FIXTURE, encoding="utf-8") if l.strip()]
     failures = 0

@@ -38,9 +38,7 @@ def main():
     ap.add_argument("--toolchat", required=True)
     ap.add_argument("--backend", required=True)
     a = ap.parse_args()
-    skip = tokentest.node_packages_missing(TOKENIZER)
-    if skip:
-        print(skip)
+    if tokentest.skip_without_node(TOKENIZER):
         return 77
     tmp = tempfile.mkdtemp()
     procs = []

@@ -47,9 +47,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--toolchat", required=True)
     a = ap.parse_args()
-    skip = tokentest.node_packages_missing()
-    if skip:
-        print(skip)
+    if tokentest.skip_without_node():
         return 77
     if not os.path.exists("/usr/bin/python3") or subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
         print("SKIP: Debian's /usr/bin/python3 with python3-numpy is needed to write the GGUF")

