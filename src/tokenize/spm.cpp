@@ -26,7 +26,8 @@ void Bpe::spm_merge_word(std::string_view w, std::vector<std::pair<uint32_t, uin
   syms.reserve(w.size());
   for (size_t i = 0; i < w.size();) {
     const unsigned char b = static_cast<unsigned char>(w[i]);
-    const size_t len = std::min(w.size() - i, size_t(b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4));
+    // llama.cpp's lengths by the lead byte (a stray continuation byte is one symbol).
+    const size_t len = std::min(w.size() - i, size_t(b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4));
     const int32_t n = static_cast<int32_t>(syms.size());
     syms.push_back(Sym{static_cast<uint32_t>(i), static_cast<uint32_t>(len), n - 1, i + len == w.size() ? -1 : n + 1});
     i += len;
