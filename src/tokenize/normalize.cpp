@@ -301,7 +301,17 @@ void Normalizer::apply(NormStr& t) const {
       while (i < t.s.size()) {
         const size_t at = i;
         const char32_t c = uni::decode_next(t.s, i);
-        const int n = uni::to_lower_full(c, buf);
+        // The reference's own lowercase where it differs from the engine's table (newer Unicode).
+        const LowercaseOverride* end = kLowercaseOverrides + kLowercaseOverrideCount;
+        const LowercaseOverride* o = std::lower_bound(kLowercaseOverrides, end, c,
+                                                      [](const LowercaseOverride& x, char32_t v) { return x.cp < v; });
+        int n;
+        if (o != end && o->cp == c) {
+          n = o->n;
+          for (int k = 0; k < n; ++k) buf[k] = o->lower[k];
+        } else {
+          n = uni::to_lower_full(c, buf);
+        }
         for (int k = 0; k < n; ++k) {
           const size_t before = r.s.size();
           uni::append_utf8(r.s, buf[k]);
