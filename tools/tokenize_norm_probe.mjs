@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Helper of tools/gen_tokenize_normalization.py: reads lines "FORM HEX_CODE_POINTS" on stdin
-// (FORM one of NFC NFD NFKC NFKD) and prints, per line, the hex code points that Hugging Face
-// tokenizers' normalizer of that form (npm `tokenizers`) makes of the text.
+// (FORM one of NFC NFD NFKC NFKD LOWER) and prints, per line, the hex code points that Hugging
+// Face tokenizers' normalizer of that form (npm `tokenizers`) makes of the text. LOWER is the
+// Lowercase normalizer's mapping, reached through the BERT normalizer with lowercasing alone on
+// (the binding has no Lowercase normalizer of its own; both call the same lowercase).
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -12,6 +14,7 @@ const require = createRequire(path.join(root, 'tests/tools/package.json'))
 const tk = require('tokenizers')
 const forms = {
   NFC: tk.nfcNormalizer(), NFD: tk.nfdNormalizer(), NFKC: tk.nfkcNormalizer(), NFKD: tk.nfkdNormalizer(),
+  LOWER: tk.bertNormalizer({ cleanText: false, handleChineseChars: false, stripAccents: false, lowercase: true }),
 }
 const out = []
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })

@@ -42,16 +42,16 @@ void Bpe::add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merge
     if (merges_[i].key == key) {  // a repeated pair: the later line wins, as in HF's HashMap
       merges_[i].rank = rank;
       merges_[i].merged = merged;
-      if (merged_by_rank_.size() <= rank) merged_by_rank_.resize(rank + 1, 0);
-      merged_by_rank_[rank] = merged;
+      if (by_rank_.size() <= rank) by_rank_.resize(rank + 1, RankInfo{});
+      by_rank_[rank] = RankInfo{left, right, merged};
       return;
     }
     i = (i + 1) & mask;
   }
   merges_[i] = MergeSlot{key, rank, merged};
   ++merge_count_;
-  if (merged_by_rank_.size() <= rank) merged_by_rank_.resize(rank + 1, 0);
-  merged_by_rank_[rank] = merged;
+  if (by_rank_.size() <= rank) by_rank_.resize(rank + 1, RankInfo{});
+  by_rank_[rank] = RankInfo{left, right, merged};
 }
 
 const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
@@ -67,27 +67,48 @@ const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
   }
 }
 
+void Bpe::note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe) {
+  const std::u32string cps = uni::decode(token);
+  for (size_t i = 1; i < cps.size(); ++i) {
+    if (cps[i] != 0x2581 || cps[i - 1] == 0x2581) continue;
+    bool seen = false;
+    for (char32_t u : unsafe) seen = seen || u == cps[i - 1];
+    if (!seen) unsafe.push_back(cps[i - 1]);
+  }
+}
+
 void Bpe::finish() {
   for (unsigned b = 0; b < 256; ++b) {
     const char c = static_cast<char>(b);
     auto it = vocab.find(std::string_view(&c, 1));
     byte_unit[b] = it == vocab.end() ? -1 : int64_t(it->second);
   }
+  for (unsigned b = 0; b < 256; ++b) {
+    char code[8];
+    std::snprintf(code, sizeof code, "<0x%02X>", b);
+    auto it = vocab.find(std::string_view(code));
+    spm_byte_token[b] = it != vocab.end() ? int64_t(it->second) : byte_unit[b];
+  }
   char_unit.clear();
+  bmp_unit.assign(0x10000, -1);
   for (const auto& [tok, id] : vocab) {
     size_t i = 0;
     const char32_t c = uni::decode_next(tok, i);
-    if (i == tok.size() && !tok.empty()) char_unit.emplace(c, id);
+    if (i == tok.size() && !tok.empty()) {
+      char_unit.emplace(c, id);
+      if (c < 0x10000 && bmp_unit[c] < 0) bmp_unit[c] = static_cast<int32_t>(id);
+    }
   }
 }
 
 void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+  if (!spm_scores.empty()) return spm_merge_word(w, out);
   struct Sym {
     uint32_t id, len;
     int32_t prev, next;
   };
-  std::vector<Sym> syms;
-  syms.reserve(w.size());
+  thread_local std::vector<Sym> syms;  // scratch kept between calls: no allocation per word
+  syms.clear();
   auto add = [&](uint32_t id, uint32_t len) {
     const int32_t n = static_cast<int32_t>(syms.size());
     syms.push_back(Sym{id, len, n - 1, -1});
@@ -124,8 +145,12 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
         size_t k = 0;
         const char32_t c = uni::decode_next(unit, k);
         if (k == unit.size()) {
-          auto cu = char_unit.find(c);
-          if (cu != char_unit.end()) unit_id = cu->second;
+          if (c < 0x10000) {
+            unit_id = bmp_unit[c];
+          } else {
+            auto cu = char_unit.find(c);
+            if (cu != char_unit.end()) unit_id = cu->second;
+          }
         } else {
           auto it = vocab.find(unit);
           if (it != vocab.end()) unit_id = it->second;
@@ -175,8 +200,8 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
   // Candidates as one integer, rank then position (a min-heap pops the lowest rank, leftmost
   // first); the merged id is looked up again when popped, which also drops stale entries.
   auto key = [](uint32_t rank, int32_t pos) { return (uint64_t(rank) << 32) | uint32_t(pos); };
-  std::vector<uint64_t> heap;
-  heap.reserve(syms.size() + 16);
+  thread_local std::vector<uint64_t> heap;
+  heap.clear();
   for (size_t k = 0; k + 1 < syms.size(); ++k)
     if (const MergeSlot* m = find_merge(syms[k].id, syms[k + 1].id))
       heap.push_back(key(m->rank, static_cast<int32_t>(k)));
@@ -192,10 +217,13 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
     if (cur.len == 0 || cur.next < 0) continue;
     const int32_t next_pos = cur.next;
     const Sym right = syms[next_pos];
-    // HF's check: the pair here now merges into the same token as the candidate did.
-    const MergeSlot* m = find_merge(cur.id, right.id);
-    if (!m || m->merged != merged_by_rank_[rank]) continue;
-    cur.id = merged_by_rank_[rank];
+    // HF's check is that the pair here now merges into the same token as the candidate did.
+    // That holds exactly when the pair is still the candidate's: the symbol at `pos` changes
+    // only by taking in its right neighbour, and the neighbour only by taking in its own, each
+    // time into a longer text, so a changed pair would make another token.
+    const RankInfo& ri = by_rank_[rank];
+    if (cur.id != ri.left || right.id != ri.right) continue;
+    cur.id = ri.merged;
     cur.len += right.len;
     cur.next = right.next;
     syms[next_pos].len = 0;
@@ -239,15 +267,10 @@ void Bpe::tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToke
       // The character before the cut_char.
       size_t b = k - 1;
       while (b > chunk && (static_cast<unsigned char>(word[b]) & 0xC0) == 0x80) --b;
-      const std::string_view prev = word.substr(b, k - b);
-      if (prev == cut_utf8) continue;
-      bool unsafe = false;
-      for (char32_t u : cut_unsafe_prev) {
-        std::string us;
-        uni_append(us, u);
-        if (prev == us) unsafe = true;
-      }
-      if (unsafe) continue;
+      size_t at = b;
+      const char32_t prev = uni::decode_next(word, at);
+      if (prev == cut_char) continue;
+      if (std::find(cut_unsafe_prev.begin(), cut_unsafe_prev.end(), prev) != cut_unsafe_prev.end()) continue;
       merge_cached(word.substr(chunk, k - chunk), cache, static_cast<uint32_t>(chunk), out);
       chunk = k;
     }
@@ -259,24 +282,33 @@ void Bpe::tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToke
 
 void Bpe::merge_cached(std::string_view word, BpeCache* cache, uint32_t base,
                        std::vector<ModelToken>& out) const {
-  const std::vector<std::pair<uint32_t, uint32_t>>* parts = nullptr;
-  std::vector<std::pair<uint32_t, uint32_t>> local;
+  thread_local std::vector<std::pair<uint32_t, uint32_t>> local;
+  const std::pair<uint32_t, uint32_t>* parts;
+  size_t count;
   if (cache && word.size() < 256) {
     auto it = cache->words.find(word);
     if (it == cache->words.end()) {
-      std::vector<std::pair<uint32_t, uint32_t>> v;
-      merge_word(word, v);
-      it = cache->words.emplace(std::string(word), std::move(v)).first;
+      if (cache->words.size() >= cache->limit) {
+        cache->words.clear();
+        cache->parts.clear();
+      }
+      const size_t first = cache->parts.size();
+      merge_word(word, cache->parts);
+      it = cache->words.emplace(std::string(word), std::make_pair(static_cast<uint32_t>(first),
+                                                                  static_cast<uint32_t>(cache->parts.size() - first))).first;
     }
-    parts = &it->second;
+    parts = cache->parts.data() + it->second.first;
+    count = it->second.second;
   } else {
+    local.clear();
     merge_word(word, local);
-    parts = &local;
+    parts = local.data();
+    count = local.size();
   }
   uint32_t pos = base;
-  for (const auto& [id, len] : *parts) {
-    out.push_back(ModelToken{id, pos, pos + len});
-    pos += len;
+  for (size_t k = 0; k < count; ++k) {
+    out.push_back(ModelToken{parts[k].first, pos, pos + parts[k].second});
+    pos += parts[k].second;
   }
 }
 

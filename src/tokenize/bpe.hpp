@@ -22,10 +22,12 @@ struct ModelToken {
   uint32_t id, begin, end;
 };
 
-// Words already split by this encode call (text repeats words a lot).
+// Words already split by this encode call (text repeats words a lot): word -> its tokens,
+// (id, byte length) each, as a range of `parts` (one flat vector: no allocation per word).
 struct BpeCache {
-  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>, StrHash,
-                     std::equal_to<>> words;  // word -> (id, byte length) per token
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>, StrHash, std::equal_to<>> words;  // (first, count)
+  std::vector<std::pair<uint32_t, uint32_t>> parts;
+  size_t limit = 1 << 15;  // words; emptied when full (memory stays bounded)
 };
 
 class Bpe {
@@ -46,8 +48,16 @@ class Bpe {
   // Ids of the one-unit tokens (filled by finish()): bytes when byte_level, else characters.
   int64_t byte_unit[256];
   std::unordered_map<char32_t, uint32_t> char_unit;
+  std::vector<int32_t> bmp_unit;  // char_unit below U+10000 as a table (-1: none)
   void finish();
   std::vector<char32_t> cut_unsafe_prev;
+  // Adds the characters right before a U+2581 inside `token` to `unsafe`.
+  static void note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe);
+  // llama.cpp's SentencePiece-style merging (GGUF "llama" models, spm.cpp), used when not empty:
+  // the score of each id. Two neighbouring symbols merge when their text is a token, the highest
+  // score first, the leftmost on ties; a symbol left that is no token becomes its bytes' tokens.
+  std::vector<float> spm_scores;
+  int64_t spm_byte_token[256];  // "<0xXX>", else the byte itself as a token; -1: none
 
   void add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged);
   void tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const;
@@ -59,10 +69,14 @@ class Bpe {
   };
   std::vector<MergeSlot> merges_;  // open addressing, power-of-two size
   size_t merge_count_ = 0;
-  std::vector<uint32_t> merged_by_rank_;
+  struct RankInfo {
+    uint32_t left = ~0u, right = ~0u, merged = 0;
+  };
+  std::vector<RankInfo> by_rank_;  // the merge of each rank
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
   void grow();
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
+  void spm_merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
   void merge_cached(std::string_view word, BpeCache* cache, uint32_t base, std::vector<ModelToken>& out) const;
 };
 

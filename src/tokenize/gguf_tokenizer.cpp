@@ -1,10 +1,16 @@
-// A GGUF model's tokenizer (tokenizer.ggml.*) as the tokenizer.json that tokenizes like
-// llama.cpp does with it: byte-level BPE ("gpt2" models) with the pre-tokenizer regexes llama.cpp
-// uses for the known `tokenizer.ggml.pre` names, control tokens as special added tokens,
-// user-defined ones as plain added tokens (llama.cpp matches both in text; only control ones
-// are turned off by its parse_special), with llama.cpp's overrides of types by token text, BOS/EOS added as add_bos_token/add_eos_token say, no
-// normalizer (llama.cpp applies none). SentencePiece GGUFs ("llama" models: scores, no merges)
-// are refused: HF-style BPE merges cannot be read back from their scores exactly.
+// A GGUF model's tokenizer (tokenizer.ggml.*) as the tokenizer that tokenizes like llama.cpp does
+// with it, written as the equivalent tokenizer.json and loaded from that:
+// - "gpt2" models: byte-level BPE with the pre-tokenizer regexes llama.cpp uses for the known
+//   `tokenizer.ggml.pre` names, no normalizer (llama.cpp applies none);
+// - "llama" models (SentencePiece-style, Llama 2, Gemma): llama.cpp merges by token scores, not
+//   by a merge list (spm.cpp), so the model is BPE with no merges plus the scores, set after
+//   loading; spaces become U+2581, and with add_space_prefix (default true) each text piece
+//   between special tokens gets one in front, as llama.cpp's "prefix with space if previous is
+//   special" does; byte tokens <0xXX> for characters left unmerged.
+// Control (and unknown) tokens become special added tokens, user-defined ones plain added tokens
+// (llama.cpp matches both in text; only control/unknown ones are turned off by its parse_special),
+// with llama.cpp's overrides of types by token text; BOS/EOS added as add_bos_token/add_eos_token
+// say (for "llama" models BOS by default, id 1 unless given, as llama.cpp).
 #include <string>
 #include <unordered_set>
 
@@ -17,8 +23,8 @@ namespace toolchat::tokenize {
 
 namespace {
 
-// llama.cpp's token types (llama_token_type): 3 control, 4 user-defined.
-constexpr int64_t kControl = 3, kUserDefined = 4;
+// llama.cpp's token types (llama_token_type): 2 unknown, 3 control, 4 user-defined.
+constexpr int64_t kUnknown = 2, kControl = 3, kUserDefined = 4;
 
 struct PreSplit {
   const char* name;
@@ -72,7 +78,10 @@ void add_str(std::string& out, std::string_view s) { json::dump_string(out, s, f
 
 }  // namespace
 
-std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name) {
+namespace {
+
+// The tokenizer.json text; for "llama" models also the score of each token (`scores`).
+std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name, std::vector<float>& scores) {
   auto str = [&](const char* key) -> std::string {
     const chat::GgufValue* v = md.find(key);
     return v && v->type == chat::GgufType::String ? v->s : std::string();
@@ -80,40 +89,60 @@ std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::st
   auto fail = [&](const std::string& what) -> void { throw_error(ErrorKind::ValueError, name + ": " + what); };
   const std::string model = str("tokenizer.ggml.model"), pre = str("tokenizer.ggml.pre");
   if (model.empty()) fail("GGUF: no tokenizer.ggml.model (the file carries no tokenizer)");
-  if (model != "gpt2")
-    fail("GGUF: tokenizer.ggml.model \"" + model + "\" is not supported (byte-level BPE \"gpt2\" models only)");
+  if (model != "gpt2" && model != "llama")
+    fail("GGUF: tokenizer.ggml.model \"" + model +
+         "\" is not supported (byte-level BPE \"gpt2\" and SentencePiece-style \"llama\" models only)");
+  const bool spm = model == "llama";
   const chat::GgufValue* tokens = md.find("tokenizer.ggml.tokens");
   const chat::GgufValue* merges = md.find("tokenizer.ggml.merges");
   const chat::GgufValue* types = md.find("tokenizer.ggml.token_type");
+  const chat::GgufValue* score_list = md.find("tokenizer.ggml.scores");
   if (!tokens || tokens->type != chat::GgufType::Array || tokens->elem != chat::GgufType::String)
     fail("GGUF: tokenizer.ggml.tokens is missing or not a list of strings");
-  if (!merges || merges->type != chat::GgufType::Array || merges->elem != chat::GgufType::String)
+  if (!spm && (!merges || merges->type != chat::GgufType::Array || merges->elem != chat::GgufType::String))
     fail("GGUF: tokenizer.ggml.merges is missing or not a list of strings");
   if (types && (types->type != chat::GgufType::Array || types->items.size() != tokens->items.size()))
     fail("GGUF: tokenizer.ggml.token_type does not have one entry per token");
+  if (spm && score_list &&
+      (score_list->type != chat::GgufType::Array || score_list->items.size() < tokens->items.size() ||
+       (score_list->elem != chat::GgufType::Float32 && score_list->elem != chat::GgufType::Int32)))
+    fail("GGUF: tokenizer.ggml.scores is not a list of float32 or int32 with one entry per token");
   const PreSplit* split = nullptr;
   std::string pre_name = pre.empty() || pre == "default" ? "gpt2" : pre;
-  for (const auto& p : pre_splits())
-    if (pre_name == p.name) split = &p;
-  if (!split && pre_name != "gpt2")
-    fail("GGUF: tokenizer.ggml.pre \"" + pre + "\" is not supported (qwen2, llama-bpe, deepseek-v3, gpt-4o, gpt2)");
+  if (!spm) {
+    for (const auto& p : pre_splits())
+      if (pre_name == p.name) split = &p;
+    if (!split && pre_name != "gpt2")
+      fail("GGUF: tokenizer.ggml.pre \"" + pre + "\" is not supported (qwen2, llama-bpe, deepseek-v3, gpt-4o, gpt2)");
+  }
+  auto flag = [&](const char* key, bool dflt) {
+    const chat::GgufValue* f = md.find(key);
+    return f && f->type == chat::GgufType::Bool ? bool(f->u) : dflt;
+  };
 
-  std::string j = "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": false, \"ignore_merges\": ";
+  std::string j = "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": ";
+  j += spm ? "true" : "false";
+  j += ", \"ignore_merges\": ";
   j += split && split->ignore_merges ? "true" : "false";
   j += ", \"vocab\": {";
   std::string added;
   std::unordered_set<std::string_view> seen;
   bool first = true;
+  if (spm) scores.assign(tokens->items.size(), 0.0f);
   for (size_t i = 0; i < tokens->items.size(); ++i) {
     const std::string& t = tokens->items[i].s;
+    if (spm && score_list) {
+      const chat::GgufValue& v = score_list->items[i];
+      scores[i] = static_cast<float>(v.is_integer() ? static_cast<double>(v.as_int()) : v.f);
+    }
     int64_t type = types ? types->items[i].as_int() : 1;
     if (user_defined_by_text().count(t)) type = kUserDefined;
     else if (control_by_text().count(t)) type = kControl;
-    if (type == kControl || type == kUserDefined) {
+    if (type == kControl || type == kUnknown || type == kUserDefined) {
       if (!added.empty()) added += ", ";
       added += "{\"id\": " + std::to_string(i) + ", \"content\": ";
       add_str(added, t);
-      added += type == kControl ? ", \"special\": true" : ", \"special\": false";
+      added += type == kUserDefined ? ", \"special\": false" : ", \"special\": true";
       added += ", \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"single_word\": false}";
     }
     // Added tokens stay in the vocabulary too: a merge may make one ("</s>").
@@ -124,11 +153,18 @@ std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::st
     j += ": " + std::to_string(i);
   }
   j += "}, \"merges\": [";
-  for (size_t i = 0; i < merges->items.size(); ++i) {
+  for (size_t i = 0; !spm && i < merges->items.size(); ++i) {
     if (i) j += ", ";
     add_str(j, merges->items[i].s);
   }
-  j += "]}, \"normalizer\": null, \"pre_tokenizer\": ";
+  const bool space_prefix = spm && flag("tokenizer.ggml.add_space_prefix", true);
+  if (spm) {
+    j += "]}, \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [";
+    if (space_prefix) j += "{\"type\": \"Prepend\", \"prepend\": \"\u2581\"}, ";
+    j += "{\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\u2581\"}]}, \"pre_tokenizer\": null";
+  } else {
+    j += "]}, \"normalizer\": null, \"pre_tokenizer\": ";
+  }
   if (split) {
     j += "{\"type\": \"Sequence\", \"pretokenizers\": [";
     for (const char* r : split->regexes) {
@@ -137,18 +173,19 @@ std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::st
       j += "}, \"behavior\": \"Isolated\", \"invert\": false}, ";
     }
     j += "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}]}";
-  } else {
+  } else if (!spm) {
     j += "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": true}";
   }
-  // add_bos_token / add_eos_token: the ids the post-processor puts around the text.
-  auto flag_id = [&](const char* flag, const char* id_key) -> int64_t {
-    const chat::GgufValue* f = md.find(flag);
+  // add_bos_token / add_eos_token: the ids the post-processor puts around the text ("llama"
+  // models: BOS by default, and ids 1 / 2 when the file names none, as llama.cpp).
+  auto flag_id = [&](const char* flag_key, const char* id_key, bool dflt, int64_t dflt_id) -> int64_t {
+    if (!flag(flag_key, dflt)) return -1;
     const chat::GgufValue* id = md.find(id_key);
-    if (!f || f->type != chat::GgufType::Bool || !f->u || !id || !id->is_integer()) return -1;
-    return id->as_int() >= 0 && static_cast<size_t>(id->as_int()) < tokens->items.size() ? id->as_int() : -1;
+    const int64_t v = id && id->is_integer() ? id->as_int() : dflt_id;
+    return v >= 0 && static_cast<size_t>(v) < tokens->items.size() ? v : -1;
   };
-  const int64_t bos = flag_id("tokenizer.ggml.add_bos_token", "tokenizer.ggml.bos_token_id");
-  const int64_t eos = flag_id("tokenizer.ggml.add_eos_token", "tokenizer.ggml.eos_token_id");
+  const int64_t bos = flag_id("tokenizer.ggml.add_bos_token", "tokenizer.ggml.bos_token_id", spm, spm ? 1 : -1);
+  const int64_t eos = flag_id("tokenizer.ggml.add_eos_token", "tokenizer.ggml.eos_token_id", false, spm ? 2 : -1);
   j += ", \"post_processor\": ";
   if (bos < 0 && eos < 0) {
     j += "null";
@@ -175,9 +212,32 @@ std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::st
     for (size_t i = 0; i < single.size(); ++i) j += (i ? ", " : "") + single[i];
     j += "], \"special_tokens\": {" + specials + "}}";
   }
-  j += ", \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}";
+  if (spm) {
+    j += ", \"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", \"pattern\": {\"String\": \"\u2581\"}, "
+         "\"content\": \" \"}, {\"type\": \"ByteFallback\"}, {\"type\": \"Fuse\"}";
+    if (space_prefix) j += ", {\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0}";
+    j += "]}";
+  } else {
+    j += ", \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}";
+  }
   j += ", \"added_tokens\": [" + added + "]}";
   return j;
+}
+
+}  // namespace
+
+TokenizerImpl load_gguf_tokenizer(const chat::GgufMetadata& md, const std::string& name) {
+  std::vector<float> scores;
+  TokenizerImpl t = load_tokenizer_json(json_from_gguf(md, name, scores), name);
+  if (!scores.empty()) {
+    Bpe& m = t.model;
+    m.spm_scores = std::move(scores);
+    // Long texts are cut before U+2581 where no token reaches across (bpe.hpp): with merges by
+    // text, any token of the vocabulary can form, so all of them say where not to cut.
+    m.cut_unsafe_prev.clear();
+    for (const auto& [tok, id] : m.vocab) Bpe::note_cut_unsafe(tok, m.cut_unsafe_prev);
+  }
+  return t;
 }
 
 }  // namespace toolchat::tokenize

@@ -34,6 +34,7 @@ struct NormStr {
 // A literal string or a regex, as tokenizer.json's {"String": ...} / {"Regex": ...}.
 struct Pattern {
   std::u32string literal;
+  std::string literal_utf8;  // the literal as UTF-8 (byte search finds the same matches in valid UTF-8)
   std::shared_ptr<const Regex> regex;
   // Matches in cps[0, n) as (start, end) code point pairs, non-overlapping, left to right.
   void find_all(const char32_t* cps, size_t n, std::vector<std::pair<size_t, size_t>>& out) const;
@@ -121,7 +122,9 @@ class AddedTokenMatcher {
 
 class TokenizerImpl {
  public:
+  TokenizerImpl();
   std::string name;
+  uint64_t serial;  // unique per loaded tokenizer: the owner of a thread's word cache
   std::vector<Normalizer> normalizer;  // 0 or 1
   std::vector<PreTokenizer> pre_tokenizer;  // 0 or 1
   Bpe model;
@@ -141,8 +144,8 @@ class TokenizerImpl {
 
 TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name);
 
-// The tokenizer.json text equivalent to a GGUF model's tokenizer.ggml.* (gguf_tokenizer.cpp).
-std::string tokenizer_json_from_gguf(const chat::GgufMetadata& md, const std::string& name);
+// The tokenizer of a GGUF model's tokenizer.ggml.* metadata, as llama.cpp tokenizes (gguf_tokenizer.cpp).
+TokenizerImpl load_gguf_tokenizer(const chat::GgufMetadata& md, const std::string& name);
 
 // Pre-tokenization of one segment: pieces as code point ranges of `cps`.
 struct Piece {

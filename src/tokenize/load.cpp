@@ -62,6 +62,7 @@ class Loader {
     if (const Value* s = field(*p, "String")) {
       if (!s->is_str()) fail(path + ".pattern.String", "must be a string");
       r.literal = uni::decode(s->str());
+      r.literal_utf8 = s->str();
     } else if (const Value* re = field(*p, "Regex")) {
       if (!re->is_str()) fail(path + ".pattern.Regex", "must be a string");
       try {
@@ -329,24 +330,13 @@ class Loader {
       if (ib == m.vocab.end()) fail(mp, "\"" + b + "\" is not in the vocabulary");
       if (im == m.vocab.end()) fail(mp, "the merged token is not in the vocabulary");
       m.add_merge(ia->second, ib->second, static_cast<uint32_t>(r), im->second);
-      if (!byte_level) note_cut_unsafe(merged, m.cut_unsafe_prev);
+      if (!byte_level) Bpe::note_cut_unsafe(merged, m.cut_unsafe_prev);
     }
     m.finish();
     // Cutting long words before U+2581 is exact only when no token carries a prefix or suffix.
     if (!byte_level && m.continuing_subword_prefix.empty() && m.end_of_word_suffix.empty() &&
         m.vocab.count("\xE2\x96\x81"))
       m.cut_char = 0x2581;
-  }
-
-  // Characters right before a U+2581 inside a merged token: no cut may go there.
-  static void note_cut_unsafe(const std::string& token, std::vector<char32_t>& unsafe) {
-    const std::u32string cps = uni::decode(token);
-    for (size_t i = 1; i < cps.size(); ++i) {
-      if (cps[i] != 0x2581 || cps[i - 1] == 0x2581) continue;
-      bool seen = false;
-      for (char32_t u : unsafe) seen = seen || u == cps[i - 1];
-      if (!seen) unsafe.push_back(cps[i - 1]);
-    }
   }
 
   // A ByteLevel-alphabet string as the raw bytes it stands for; false when a character is not

@@ -33,4 +33,13 @@ extern const size_t kComposeCount;
 
 void normalize_unicode(NormStr& t, bool compat, bool compose);
 
+// The Lowercase normalizer's exceptions to the engine's case table (lowercase_data.cpp, sorted).
+struct LowercaseOverride {
+  char32_t cp;
+  uint8_t n;
+  char32_t lower[3];
+};
+extern const LowercaseOverride kLowercaseOverrides[];
+extern const size_t kLowercaseOverrideCount;
+
 }  // namespace toolchat::tokenize

