@@ -3,6 +3,8 @@
 #include "convert/labeler.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <regex>
@@ -12,6 +14,7 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
+#include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
 
@@ -31,11 +34,19 @@ struct Compiled {
   std::optional<Error> error;
   bool generation = false;
   std::optional<chat::Capabilities> caps;
+  std::unique_ptr<RenderCache> cache;  // none: every render is made (render_cache.hpp says when)
 };
 
 // Length of the common prefix, backed off to a UTF-8 character boundary.
 size_t common_prefix(std::string_view a, std::string_view b) {
   size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i + 8 <= n) {  // eight bytes at a time: the texts share most of their length
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) break;
+    i += 8;
+  }
   while (i < n && a[i] == b[i]) ++i;
   auto continuation = [](std::string_view s, size_t at) {
     return at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80;
@@ -233,23 +244,44 @@ struct Labeler::Impl {
       c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, set.origin(name)));
       c.generation = has_generation_tag(src);
       if (opts.polyfills) c.caps = chat::detect_capabilities(*c.t, set.special_tokens, opts.clock);
+      if (!c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(src);
     } catch (const Error& e) {
       c.error = e;
     }
     return compiled.emplace(name, std::move(c)).first->second;
   }
 
-  chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
+  // The context without the messages and the flags each render sets.
+  static Value variables_of(const Value& ctx) {
     Value v = Value::dict();
     for (const auto& [k, val] : ctx.dict_obj().entries)
       if (!(k.is_str() && (k.str() == "messages" || k.str() == "add_generation_prompt" || k.str() == "continue_final_message")))
         v.dict_obj().set(k, val);
+    return v;
+  }
+
+  chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
+    Value v = variables_of(ctx);
     const auto& all = messages.items();
     std::vector<Value> part(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(count, all.size())));
     v.dict_obj().set(Value::string("messages"), Value::list(std::move(part)));
     v.dict_obj().set(Value::string("add_generation_prompt"), Value::boolean(agp));
     chat::PreparedCase pc = chat::prepare_case(v, set.special_tokens);
     return chat::render_prepared(*c.t, pc, opts.clock);
+  }
+
+  // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
+  // failing leaves the rest out.
+  std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
+                                        const std::vector<RenderKey>& keys) {
+    RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx), keys, fn);
+    std::vector<chat::CaseResult> out;
+    for (const RenderKey& k : keys) {
+      out.push_back(fn(messages, k.count, k.generation_prompt));
+      if (out.size() == 1 && !out.front().ok) break;
+    }
+    return out;
   }
 };
 
@@ -319,16 +351,25 @@ Labeled Labeler::label(const Sample& sample) {
     row.texts_not_found = r.not_found;
   };
 
-  chat::CaseResult full = im.render(c, ctx, messages, n, false);
+  // The renders: the whole conversation, every prefix R_k (k = 1..n-1), every turn's prompt.
+  std::vector<RenderKey> keys{{n, false}};
+  for (size_t k = 1; k < n; ++k) keys.push_back({k, false});
+  std::vector<size_t> prompt_of(n, 0);  // assistant turn i -> its prompt's place in keys
+  for (size_t i = 0; i < n; ++i)
+    if (roles[i] == "assistant") {
+      prompt_of[i] = keys.size();
+      keys.push_back({i, true});
+    }
+  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys);
+  chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
   const std::string& text = full.text;
 
-  // Prefix renders: R_k for k = 1..n-1 (R_n is the full text).
   std::vector<chat::CaseResult> prefix(n + 1);
   std::vector<size_t> bounds(n + 1, 0);
   bounds[n] = text.size();
   for (size_t k = 1; k < n; ++k) {
-    prefix[k] = im.render(c, ctx, messages, k, false);
+    prefix[k] = std::move(rendered[k]);
     bounds[k] = prefix[k].ok ? std::max(bounds[k - 1], agreed_prefix(prefix[k].text, text)) : bounds[k - 1];
   }
   prefix[n].ok = true;
@@ -348,7 +389,7 @@ Labeled Labeler::label(const Sample& sample) {
       if (loss[i].value_or(false) || o.train_on_prompt) train.push_back({bounds[i], bounds[i + 1]});
       continue;
     }
-    chat::CaseResult prompt = im.render(c, ctx, messages, i, true);
+    const chat::CaseResult& prompt = rendered[prompt_of[i]];
     const chat::CaseResult& upto = prefix[i + 1];
     TurnOutcome t;
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
