@@ -12,10 +12,11 @@ namespace {
 
 // U+E000, digits as U+E010..U+E019, U+E001 (UTF-8: EE 80 80 / EE 80 9x / EE 80 81).
 constexpr std::string_view kOpen = kMarkerOpen, kClose = "\xEE\x80\x81";
-// The escape probe: a newline and a double quote (how a quoted string escapes them tells tojson
-// from a Python repr), letters of both cases and "<" (a template that changes case or escapes
-// HTML turns the marker into something unreadable).
-constexpr std::string_view kProbe = "\nqQ<\"", kProbeRepr = "\\nqQ<\"", kProbeJson = "\\nqQ<\\\"";
+// The escape probe: a newline and a double quote (escaped inside a JSON string, as tojson
+// shows a text), letters of both cases and "<" (a template that changes case or escapes HTML
+// turns the marker into something unreadable; a Python repr spells out the private-use
+// characters, so texts shown that way are not located by markers).
+constexpr std::string_view kProbe = "\nqQ<\"", kProbeJson = "\\nqQ<\\\"";
 
 std::string marker(size_t i, bool escape_probe) {
   std::string digits = std::to_string(i), out(kOpen);
@@ -66,8 +67,7 @@ bool read_marker_at(std::string_view s, size_t at, MarkerAt& out) {
   size_t p = at + 3, i = 0, digits = 0;
   out.probed = false;
   out.shown = MarkerAt::Shown::raw;
-  for (auto [probe, shown] : {std::pair{kProbe, MarkerAt::Shown::raw}, std::pair{kProbeRepr, MarkerAt::Shown::repr},
-                              std::pair{kProbeJson, MarkerAt::Shown::json}})
+  for (auto [probe, shown] : {std::pair{kProbe, MarkerAt::Shown::raw}, std::pair{kProbeJson, MarkerAt::Shown::json}})
     if (s.compare(p, probe.size(), probe) == 0) {
       out.probed = true;
       out.shown = shown;

@@ -30,14 +30,14 @@ struct MarkedMessages {
   std::vector<std::string> texts;  // text i is behind marker i
 };
 // With escape_probe every marker holds a probe, so that a render shows whether the text stands
-// there as it is, as inside a JSON string (tojson) or as inside a Python repr, and characters
-// that case-changing and HTML-escaping filters would change.
+// there as it is or as inside a JSON string (tojson), and characters that case-changing and
+// HTML-escaping filters would change.
 MarkedMessages mark_message_texts(const Value& messages, bool escape_probe = false);
 
 // A marker at a byte offset of a render: the index of its text, its length, and (markers made
 // with escape_probe) how its text shows there.
 struct MarkerAt {
-  enum class Shown { raw, json, repr };
+  enum class Shown { raw, json };
   size_t index = 0, length = 0;
   bool probed = false;
   Shown shown = Shown::raw;

@@ -244,7 +244,7 @@ struct Labeler::Impl {
       c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, set.origin(name)));
       c.generation = has_generation_tag(src);
       if (opts.polyfills) c.caps = chat::detect_capabilities(*c.t, set.special_tokens, opts.clock);
-      if (!c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(src);
+      if (opts.reuse_renders && !c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(src);
     } catch (const Error& e) {
       c.error = e;
     }
@@ -360,7 +360,9 @@ Labeled Labeler::label(const Sample& sample) {
       prompt_of[i] = keys.size();
       keys.push_back({i, true});
     }
+  const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
   std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys);
+  out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
   const std::string& text = full.text;
@@ -434,6 +436,11 @@ std::string row_json(const Row& row) {
     if (byte < at) {
       at = 0;
       cp = 0;
+    }
+    for (; at + 8 <= byte; at += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
+      uint64_t w;
+      std::memcpy(&w, row.text.data() + at, 8);
+      cp += 8 - static_cast<size_t>(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
     }
     for (; at < byte; ++at) cp += (static_cast<unsigned char>(row.text[at]) & 0xC0) != 0x80;
     return cp;

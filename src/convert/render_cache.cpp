@@ -14,14 +14,15 @@ namespace {
 
 // Past these, the cache forgets everything (memory stays bounded) ...
 constexpr size_t kMaxBytes = size_t{16} << 20;
-// ... and after this many shapes seen, it stays on only where a shape is reused more often than not.
+// ... and after this many shapes seen, it stays on only where a shape is reused
+// more often than not.
 constexpr size_t kTrialShapes = 128;
 
 bool space_like(std::string_view s, size_t at, size_t end) {
   unsigned char c = static_cast<unsigned char>(s[at]);
   if (c < 0x80) return c <= 0x20 || c == 0x7F;
-  // Non-ASCII whitespace Python's str.strip() removes (U+0085, U+00A0, U+1680, U+2000-U+200A,
-  // U+2028, U+2029, U+202F, U+205F, U+3000): their UTF-8 forms.
+  // Non-ASCII whitespace Python's str.strip() removes (U+0085, U+00A0, U+1680,
+  // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): their UTF-8 forms.
   for (std::string_view w : {"\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF",
                              "\xE2\x81\x9F", "\xE3\x80\x80"})
     if (s.compare(at, w.size(), w) == 0 && at + w.size() <= end) return true;
@@ -35,31 +36,19 @@ size_t last_char(std::string_view s) {
   return i;
 }
 
-// A text shown inside a Python repr is put back only when the repr's quotes and escapes are
-// plain: no quote, backslash or character a repr spells out, but for newlines and tabs.
-bool escapes_plainly(std::string_view t) {
-  for (unsigned char c : t)
-    if (c >= 0x7F || (c < 0x20 && c != '\n' && c != '\t') || c == '"' || c == '\'' || c == '\\') return false;
-  return true;
-}
-
 void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
   if (shown == chat::MarkerAt::Shown::raw) {
     out += t;
-  } else if (shown == chat::MarkerAt::Shown::json) {  // tojson: json.dumps(ensure_ascii=False), the probe says
+  } else {  // tojson: json.dumps(ensure_ascii=False), as the probe shows (its
+            // "<" and marker characters raw)
     std::string quoted;
     json::dump_string(quoted, t, false);
     out.append(quoted, 1, quoted.size() - 2);
-  } else {
-    for (char c : t) {
-      if (c == '\n') out += "\\n";
-      else if (c == '\t') out += "\\t";
-      else out += c;
-    }
   }
 }
 
-// A render made with markers, cut into the template's own text and the texts' places.
+// A render made with markers, cut into the template's own text and the texts'
+// places.
 struct Piece {
   size_t begin = 0, end = 0;  // template text: marked[begin, end)
   long text = -1;             // then text `text` (or none)
@@ -73,8 +62,9 @@ struct MarkedRender {
   std::vector<Piece> pieces;
 };
 
-// False when the render holds a marker character that is not a whole marker of a known text.
-bool cut(MarkedRender& r, size_t texts, std::vector<char>& in_repr) {
+// False when the render holds a marker character that is not a whole marker of
+// a known text.
+bool cut(MarkedRender& r, size_t texts) {
   const std::string& s = r.marked;
   size_t at = 0;
   for (;;) {
@@ -86,7 +76,6 @@ bool cut(MarkedRender& r, size_t texts, std::vector<char>& in_repr) {
     chat::MarkerAt m;
     if (!chat::read_marker_at(s, next, m) || !m.probed || m.index >= texts) return false;
     r.pieces.push_back({at, next, static_cast<long>(m.index), m.shown});
-    if (m.shown == chat::MarkerAt::Shown::repr) in_repr[m.index] = 1;
     at = next + m.length;
   }
 }
@@ -108,17 +97,21 @@ struct Shape {
   bool usable = false;
   std::vector<RenderKey> keys;
   std::vector<MarkedRender> renders;
-  std::vector<char> in_repr;  // per text: shown inside a Python repr somewhere
   size_t bytes = 0;
 };
 
-// The value's bytes, each part tagged and sized, so that equal keys mean equal values (types
-// included: 1, 1.0 and true differ). False for values JSON cannot hold.
+// The value's bytes, each part tagged and sized, so that equal keys mean equal
+// values (types included: 1, 1.0 and true differ). False for values JSON cannot
+// hold.
 bool append_shape(std::string& out, const Value& v) {
   auto put_size = [&](size_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
   switch (v.type()) {
-    case Type::None: out += 'n'; return true;
-    case Type::Bool: out += v.as_bool() ? 't' : 'f'; return true;
+    case Type::None:
+      out += 'n';
+      return true;
+    case Type::Bool:
+      out += v.as_bool() ? 't' : 'f';
+      return true;
     case Type::Int: {
       out += 'i';
       int64_t i = v.as_int();
@@ -148,7 +141,8 @@ bool append_shape(std::string& out, const Value& v) {
       for (const auto& [k, x] : v.dict_obj().entries)
         if (!append_shape(out, k) || !append_shape(out, x)) return false;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -177,7 +171,8 @@ struct RenderCache::Impl {
       for (const std::string& l : literals.contained)
         if (t.find(l) != std::string::npos) return true;
       for (const std::string& l : literals.compared)
-        if (t.size() >= l.size() && (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
+        if (t.size() >= l.size() &&
+            (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
           return true;
     }
     return false;
@@ -212,25 +207,24 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   if (!append_shape(key, marked.messages) || !append_shape(key, variables)) return real();  // not cached
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
     const Shape& s = it->second;
-    bool plain = s.usable && same_keys(s.keys, keys);
-    for (size_t i = 0; plain && i < marked.texts.size(); ++i)
-      if (s.in_repr[i] && !escapes_plainly(marked.texts[i])) plain = false;
-    if (!plain) return real();
+    if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
     std::vector<chat::CaseResult> out(s.renders.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const MarkedRender& r = s.renders[i];
       out[i].ok = r.ok;
-      if (r.ok) out[i].text = put_back(r, marked.texts);
-      else out[i].error = r.error, out[i].message = r.message;
+      if (r.ok)
+        out[i].text = put_back(r, marked.texts);
+      else
+        out[i].error = r.error, out[i].message = r.message;
     }
     return out;
   }
-  // A new shape: rendered both ways, kept when the marked renders give the real ones back.
+  // A new shape: rendered both ways, kept when the marked renders give the real
+  // ones back.
   std::vector<chat::CaseResult> out = real();
   Shape s;
   s.keys = keys;
-  s.in_repr.assign(marked.texts.size(), 0);
   s.usable = out.size() == keys.size();
   try {
     for (size_t i = 0; s.usable && i < keys.size(); ++i) {
@@ -245,7 +239,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
         s.usable = m.error == out[i].error && m.message == out[i].message;
       } else {
         r.marked = std::move(m.text);
-        s.usable = cut(r, marked.texts.size(), s.in_repr) && put_back(r, marked.texts) == out[i].text;
+        s.usable = cut(r, marked.texts.size()) && put_back(r, marked.texts) == out[i].text;
       }
       s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
       s.renders.push_back(std::move(r));
@@ -253,8 +247,6 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   } catch (const std::exception&) {
     s.usable = false;  // a template that refuses the markers
   }
-  for (size_t i = 0; s.usable && i < marked.texts.size(); ++i)
-    if (s.in_repr[i] && !escapes_plainly(marked.texts[i])) s.usable = false;  // cannot tell JSON from repr
   if (s.usable) {
     ++stats_.learned;
   } else {
@@ -271,7 +263,8 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   im.shapes.emplace(std::move(key), std::move(s));
   const size_t seen = stats_.learned + stats_.refused_shapes;
   if ((stats_.learned == 0 && stats_.refused_shapes >= 8) || (seen >= kTrialShapes && stats_.hits < seen)) {
-    im.on = false;  // shapes do not repeat, or none passes: every conversation is rendered for real
+    im.on = false;  // shapes do not repeat, or none passes: every conversation
+                    // is rendered for real
     im.shapes.clear();
   }
   return out;
@@ -323,9 +316,9 @@ void classify(std::string_view src, size_t open, size_t close, std::string lit, 
     out.contained.push_back(lit);
     return;
   }
-  for (std::string_view f : {"split(", "startswith(", "endswith(", "replace(", "find(", "index(", "count(",
-                             "partition(", "removeprefix(", "removesuffix(", "rsplit(", "rfind(", "rindex(",
-                             "rpartition("})
+  for (std::string_view f :
+       {"split(", "startswith(", "endswith(", "replace(", "find(", "index(", "count(", "partition(", "removeprefix(",
+        "removesuffix(", "rsplit(", "rfind(", "rindex(", "rpartition("})
     if (ends_with(before, f)) {
       out.contained.push_back(lit);
       return;
