@@ -228,6 +228,29 @@ std::vector<Span> build_spans(const std::vector<std::string>& roles,
   return out;
 }
 
+// The row of a turn the full text cannot train: the conversation ending with turn i (`upto`),
+// trained on what follows its prompt; none when nothing does.
+std::optional<Row> split_row(const std::vector<std::string>& roles, const std::vector<chat::CaseResult>& prefix,
+                             const std::string& prompt, const std::string& upto, size_t i) {
+  size_t p = prompt.size(), e = trimmed_end(upto, p, upto.size());
+  if (e <= p) return std::nullopt;
+  std::vector<size_t> b(i + 2, 0);
+  for (size_t k = 1; k <= i; ++k)
+    b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto)) : b[k - 1];
+  b[i] = std::min(b[i], p);
+  b[i + 1] = upto.size();
+  return Row{upto, build_spans(roles, b, {{p, e}}), {}, 0};
+}
+
+// A conversation ready to label: the context (kwargs and polyfills applied), its template, and
+// per message the loss override and the role.
+struct Conversation {
+  Value ctx, messages;
+  std::string template_name;
+  std::vector<std::optional<bool>> loss;
+  std::vector<std::string> roles;
+};
+
 }  // namespace
 
 struct Labeler::Impl {
@@ -283,6 +306,39 @@ struct Labeler::Impl {
     }
     return out;
   }
+
+  Conversation prepare(const Sample& sample) {
+    const LabelOptions& o = opts;
+    Conversation cv;
+    cv.ctx = detail::make_dict({});
+    for (const auto& [k, v] : sample.context.dict_obj().entries) cv.ctx.dict_obj().set(k, v);
+    for (const auto& [k, v] : o.kwargs.dict_obj().entries) cv.ctx.dict_obj().set(k, v);
+    const Value* tools = field(cv.ctx, "tools");
+    {  // the selected template's name (select_template returns its source)
+      const std::string& src = chat::select_template(set, o.template_name, tools && !tools->is_none());
+      for (const auto& [n, s] : set.templates)
+        if (&s == &src) cv.template_name = n;
+    }
+    Compiled& c = get(cv.template_name);
+    if (!c.t) throw *c.error;
+    cv.loss = sample.loss;
+    if (c.caps) {
+      size_t before = field(cv.ctx, "messages")->items().size();
+      cv.ctx = chat::apply_polyfills(cv.ctx, *c.caps, *o.polyfills);
+      // Polyfills that merge or split messages leave no message-by-message correspondence.
+      if (field(cv.ctx, "messages")->items().size() != before)
+        cv.loss.assign(field(cv.ctx, "messages")->items().size(), std::nullopt);
+    }
+    cv.messages = *field(cv.ctx, "messages");
+    const size_t n = cv.messages.items().size();
+    if (n == 0) throw Error(ErrorKind::ValueError, "messages: empty conversation");
+    cv.loss.resize(n);
+    for (const auto& m : cv.messages.items()) {
+      const Value* r = field(m, "role");
+      cv.roles.push_back(r && r->is_str() ? r->str() : "?");
+    }
+    return cv;
+  }
 };
 
 Labeler::Labeler(const std::string& model_path, LabelOptions opts) : impl_(std::make_unique<Impl>()) {
@@ -309,34 +365,14 @@ std::string failure(const chat::CaseResult& r) { return r.error + ": " + r.messa
 Labeled Labeler::label(const Sample& sample) {
   Impl& im = *impl_;
   const LabelOptions& o = im.opts;
-  Value ctx = detail::make_dict({});
-  for (const auto& [k, v] : sample.context.dict_obj().entries) ctx.dict_obj().set(k, v);
-  for (const auto& [k, v] : o.kwargs.dict_obj().entries) ctx.dict_obj().set(k, v);
-  const Value* tools = field(ctx, "tools");
-  Labeled out;
-  {  // the selected template's name (select_template returns its source)
-    const std::string& src = chat::select_template(im.set, o.template_name, tools && !tools->is_none());
-    for (const auto& [n, s] : im.set.templates)
-      if (&s == &src) out.template_name = n;
-  }
-  Compiled& c = im.get(out.template_name);
-  if (!c.t) throw *c.error;
-  std::vector<std::optional<bool>> loss = sample.loss;
-  if (c.caps) {
-    size_t before = field(ctx, "messages")->items().size();
-    ctx = chat::apply_polyfills(ctx, *c.caps, *o.polyfills);
-    // Polyfills that merge or split messages leave no message-by-message correspondence.
-    if (field(ctx, "messages")->items().size() != before) loss.assign(field(ctx, "messages")->items().size(), std::nullopt);
-  }
-  const Value messages = *field(ctx, "messages");
+  Conversation cv = im.prepare(sample);
+  const Value& ctx = cv.ctx;
+  const Value& messages = cv.messages;
+  const std::vector<std::string>& roles = cv.roles;
   const size_t n = messages.items().size();
-  if (n == 0) throw Error(ErrorKind::ValueError, "messages: empty conversation");
-  loss.resize(n);
-  std::vector<std::string> roles;
-  for (const auto& m : messages.items()) {
-    const Value* r = field(m, "role");
-    roles.push_back(r && r->is_str() ? r->str() : "?");
-  }
+  Labeled out;
+  out.template_name = cv.template_name;
+  Compiled& c = im.get(cv.template_name);
 
   chat::MarkedMessages marked;
   if (o.locate_texts) marked = chat::mark_message_texts(messages);
@@ -388,7 +424,7 @@ Labeled Labeler::label(const Sample& sample) {
   std::vector<Interval> train;
   for (size_t i = 0; i < n; ++i) {
     if (roles[i] != "assistant") {
-      if (loss[i].value_or(false) || o.train_on_prompt) train.push_back({bounds[i], bounds[i + 1]});
+      if (cv.loss[i].value_or(false) || o.train_on_prompt) train.push_back({bounds[i], bounds[i + 1]});
       continue;
     }
     const chat::CaseResult& prompt = rendered[prompt_of[i]];
@@ -401,25 +437,18 @@ Labeled Labeler::label(const Sample& sample) {
     TurnCheck& tc = t.check;
     tc.message = i;
     const Interval target = t.target;
-    bool wanted = loss[i].value_or(true) && (!o.last_turn_only || i == last_assistant);
+    bool wanted = cv.loss[i].value_or(true) && (!o.last_turn_only || i == last_assistant);
     if (o.train_on_prompt) {
       train.push_back({bounds[i], bounds[i + 1]});
     } else if (tc.served && wanted) {
       train.push_back(target);
     }
     // A row of its own: the conversation ending with this turn, where it is the last turn.
-    if (!tc.served && wanted && o.split_rewritten && t.rewritten) {
-      size_t p = prompt.text.size(), e = trimmed_end(upto.text, p, upto.text.size());
-      if (e > p) {
-        std::vector<size_t> b(i + 2, 0);
-        for (size_t k = 1; k <= i; ++k)
-          b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto.text)) : b[k - 1];
-        b[i] = std::min(b[i], p);
-        b[i + 1] = upto.text.size();
-        out.rows.push_back(Row{upto.text, build_spans(roles, b, {{p, e}}), {}, 0});
+    if (!tc.served && wanted && o.split_rewritten && t.rewritten)
+      if (std::optional<Row> row = split_row(roles, prefix, prompt.text, upto.text, i)) {
+        out.rows.push_back(std::move(*row));
         if (o.locate_texts) locate_texts(out.rows.back(), i + 1);
       }
-    }
     out.turns.push_back(std::move(t.check));
   }
   out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
