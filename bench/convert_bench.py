@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`toolchat convert` speed next to the oracle's rendering speed on the same rows.
 
-  convert_bench.py --ours build/toolchat [--rows 100000] [--oracle-rows 1000] [--out-dir bench/out]
+  convert_bench.py --ours build/toolchat [--baseline OLD/toolchat] [--rows 100000] [--oracle-rows 1000]
+                   [--out-dir bench/out]
 
 1. Generates ROWS training conversations from the corpus contexts
    (tests/convert/make_conversations.py --count ROWS, OpenAI format).
@@ -13,7 +14,11 @@
    is ours / oracle. A second column renders the same rows with Jinja2 and the template
    compiled once (the oracle's environment, in this process), the ratio without compile costs.
    Each of our conversations takes several renders (every prefix, every prompt) plus the
-   checks; each oracle row one render.
+   checks, or none when an earlier conversation of its shape lends its renders
+   (src/convert/render_cache.hpp); each oracle row one render. "per thread" divides our rate by
+   the threads.
+4. With --baseline, times another toolchat binary (an older build) on the same rows in the same
+   run: the before/after columns.
 Writes OUT_DIR/convert_bench.{md,json} and prints the table.
 """
 import argparse
@@ -105,6 +110,7 @@ def run_jinja2_compiled_once(model, tokens, rows):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", required=True)
+    ap.add_argument("--baseline", help="another toolchat binary timed on the same rows (before/after)")
     ap.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_CONVERT_ROWS", "100000")))
     ap.add_argument("--oracle-rows", type=int, default=int(os.environ.get("BENCH_CONVERT_ORACLE_ROWS", "1000")))
     ap.add_argument("--threads", type=int, default=2)
@@ -119,6 +125,7 @@ def main():
         sample = [json.loads(next(f)) for _ in range(min(args.oracle_rows, args.rows))]
     results = []
     for label, model, tokens in MODELS:
+        base_secs = run_ours(args.baseline, model, tokens, rows_path, args.threads)[0] if args.baseline else None
         secs, summary = run_ours(args.ours, model, tokens, rows_path, args.threads)
         oracle_secs = run_oracle(model, tokens, sample, sys.executable)
         once_secs = run_jinja2_compiled_once(model, tokens, sample)
@@ -129,13 +136,23 @@ def main():
                         "conversations_per_s": round(ours_rate), "oracle_rows": len(sample),
                         "oracle_renders_per_s": round(oracle_rate, 1), "ratio": round(ours_rate / oracle_rate, 1),
                         "jinja2_compiled_once_renders_per_s": round(once_rate), "ratio_compiled_once": round(ours_rate / once_rate, 1),
+                        "ratio_compiled_once_per_thread": round(ours_rate / args.threads / once_rate, 1),
                         "summary": summary})
-    lines = ["| model | toolchat convert (2 threads) | oracle hf_render.py --batch | ratio "
-             "| Jinja2, template compiled once | ratio |", "|---|---|---|---|---|---|"]
+        if base_secs:
+            base_rate = args.rows / base_secs
+            results[-1].update({"baseline_seconds": round(base_secs, 3), "baseline_conversations_per_s": round(base_rate),
+                                "baseline_ratio_compiled_once_per_thread": round(base_rate / args.threads / once_rate, 1)})
+    t = args.threads
+    base = " | before (--baseline) | per thread" if args.baseline else ""
+    lines = [f"| model{base} | toolchat convert ({t} threads) | oracle hf_render.py --batch | ratio "
+             "| Jinja2, template compiled once | ratio | per thread |", "|---|---|---|---|---|---|---|" + ("---|---|" if base else "")]
     for r in results:
-        lines.append(f"| {r['model']} | {r['conversations_per_s']:,} conversations/s ({r['rows']:,} in {r['seconds']} s) "
+        before = (f" | {r['baseline_conversations_per_s']:,} conversations/s ({r['baseline_seconds']} s) "
+                  f"| {r['baseline_ratio_compiled_once_per_thread']}x") if args.baseline else ""
+        lines.append(f"| {r['model']}{before} | {r['conversations_per_s']:,} conversations/s ({r['rows']:,} in {r['seconds']} s) "
                      f"| {r['oracle_renders_per_s']:,} renders/s ({r['oracle_rows']:,} rows) | {r['ratio']}x "
-                     f"| {r['jinja2_compiled_once_renders_per_s']:,} renders/s | {r['ratio_compiled_once']}x |")
+                     f"| {r['jinja2_compiled_once_renders_per_s']:,} renders/s | {r['ratio_compiled_once']}x "
+                     f"| {r['ratio_compiled_once_per_thread']}x |")
     table = "\n".join(lines)
     print(table)
     for r in results:

@@ -8,7 +8,7 @@
    included, as a user runs it) on the same generated rows, 1 and 2 threads.
 
   PYTHONPATH=build/python-lib /usr/bin/python3 bench/python_bench.py [--toolchat build/toolchat]
-      [--repeat 20] [--rows 20000] [--out bench/out/python.md]
+      [--repeat 20] [--rows 20000] [--convert-only] [--out bench/out/python.md]
 """
 import argparse
 import json
@@ -101,20 +101,12 @@ def bench_convert(cli, n_rows):
     return results
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--toolchat", default=os.path.join(ROOT, "build", "toolchat"))
-    ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--rows", type=int, default=20000)
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "python.md"))
-    args = ap.parse_args()
-
-    rows = bench_apply(args.repeat)
+def apply_table(repeat):
+    rows = bench_apply(repeat)
     ratios = [j / t for _, j, t in rows]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     worst = min(rows, key=lambda r: r[1] / r[2])
-    lines = [
-        f"# Python module ({sys.executable}, Python {sys.version.split()[0]}, toolchat {toolchat.__version__})",
+    return [
         "",
         f"## Template.apply vs Jinja2 compiled once (transformers' environment), {len(rows)} corpus pairs",
         "",
@@ -125,6 +117,22 @@ def main():
         f"| geometric mean of ratios | | | {geo:.1f}x |",
         f"| slowest ratio ({worst[0]}) | {worst[1] * 1e6:.1f} | {worst[2] * 1e6:.1f} | {worst[1] / worst[2]:.1f}x |",
         f"| pairs at >= 10x | | | {sum(r >= 10 for r in ratios)} of {len(ratios)} |",
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--toolchat", default=os.path.join(ROOT, "build", "toolchat"))
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "python.md"))
+    ap.add_argument("--convert-only", action="store_true", help="only the convert_rows part (2.)")
+    args = ap.parse_args()
+
+    lines = [f"# Python module ({sys.executable}, Python {sys.version.split()[0]}, toolchat {toolchat.__version__})"]
+    if not args.convert_only:
+        lines += apply_table(args.repeat)
+    lines += [
         "",
         f"## convert_rows vs `toolchat convert`, {args.rows} sharegpt rows, examples/qwen2.5",
         "",

@@ -95,6 +95,10 @@ struct LabelOptions {
   // Locate the message texts in each row (Row::plain) for tokenization: one more render per row.
   bool locate_texts = false;
   jinja::RenderOptions clock;
+  // Conversations of one shape (only their texts differ) reuse the renders of the first one,
+  // checked to pass the texts through unchanged (src/convert/render_cache.hpp): the same rows,
+  // several times faster. Off: every conversation is rendered n + a times.
+  bool reuse_renders = true;
 };
 
 // A byte range of a row's text; role is the message's role.
@@ -124,6 +128,7 @@ struct Labeled {
   std::vector<Row> rows;          // the conversation's row, then split rows
   std::vector<TurnCheck> turns;   // one per assistant message
   std::string template_name;
+  bool reused_renders = false;    // its renders came from an earlier conversation of its shape
 };
 
 class Labeler {

@@ -11,10 +11,16 @@ namespace toolchat::chat {
 namespace {
 
 // U+E000, digits as U+E010..U+E019, U+E001 (UTF-8: EE 80 80 / EE 80 9x / EE 80 81).
-constexpr std::string_view kOpen = "\xEE\x80\x80", kClose = "\xEE\x80\x81";
+constexpr std::string_view kOpen = kMarkerOpen, kClose = "\xEE\x80\x81";
+// The escape probe: a newline and a double quote (escaped inside a JSON string, as tojson
+// shows a text), letters of both cases and "<" (a template that changes case or escapes HTML
+// turns the marker into something unreadable; a Python repr spells out the private-use
+// characters, so texts shown that way are not located by markers).
+constexpr std::string_view kProbe = "\nqQ<\"", kProbeJson = "\\nqQ<\\\"";
 
-std::string marker(size_t i) {
+std::string marker(size_t i, bool escape_probe) {
   std::string digits = std::to_string(i), out(kOpen);
+  if (escape_probe) out += kProbe;
   for (char d : digits) {
     out += "\xEE\x80";
     out += static_cast<char>(0x90 + (d - '0'));
@@ -25,13 +31,54 @@ std::string marker(size_t i) {
 
 // The marker at `at` (its index and length), or false.
 bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
+  MarkerAt m;
+  if (!read_marker_at(s, at, m) || m.probed) return false;
+  index = m.index;
+  len = m.length;
+  return true;
+}
+
+Value mark_text(const Value& v, MarkedMessages& out, bool escape_probe) {
+  if (!v.is_str() || v.str().empty()) return v;
+  out.texts.push_back(v.str());
+  return Value::string(marker(out.texts.size() - 1, escape_probe));
+}
+
+// Every string inside an arguments object (keys stay: they are the schema's names).
+Value mark_tree(const Value& v, MarkedMessages& out, bool escape_probe) {
+  if (v.is_str()) return mark_text(v, out, escape_probe);
+  if (v.is_list()) {
+    std::vector<Value> items;
+    for (const auto& x : v.items()) items.push_back(mark_tree(x, out, escape_probe));
+    return Value::list(std::move(items));
+  }
+  if (v.is_dict()) {
+    Value d = Value::dict();
+    for (const auto& [k, x] : v.dict_obj().entries) d.dict_obj().set(k, mark_tree(x, out, escape_probe));
+    return d;
+  }
+  return v;
+}
+
+}  // namespace
+
+bool read_marker_at(std::string_view s, size_t at, MarkerAt& out) {
   if (s.compare(at, 3, kOpen) != 0) return false;
   size_t p = at + 3, i = 0, digits = 0;
+  out.probed = false;
+  out.shown = MarkerAt::Shown::raw;
+  for (auto [probe, shown] : {std::pair{kProbe, MarkerAt::Shown::raw}, std::pair{kProbeJson, MarkerAt::Shown::json}})
+    if (s.compare(p, probe.size(), probe) == 0) {
+      out.probed = true;
+      out.shown = shown;
+      p += probe.size();
+      break;
+    }
   while (p + 3 <= s.size() && s.compare(p, 2, "\xEE\x80") == 0) {
     const unsigned char c = static_cast<unsigned char>(s[p + 2]);
     if (c == 0x81 && digits > 0) {
-      index = i;
-      len = p + 3 - at;
+      out.index = i;
+      out.length = p + 3 - at;
       return true;
     }
     if (c < 0x90 || c > 0x99 || digits > 9) return false;
@@ -42,31 +89,7 @@ bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
   return false;
 }
 
-Value mark_text(const Value& v, MarkedMessages& out) {
-  if (!v.is_str() || v.str().empty()) return v;
-  out.texts.push_back(v.str());
-  return Value::string(marker(out.texts.size() - 1));
-}
-
-// Every string inside an arguments object (keys stay: they are the schema's names).
-Value mark_tree(const Value& v, MarkedMessages& out) {
-  if (v.is_str()) return mark_text(v, out);
-  if (v.is_list()) {
-    std::vector<Value> items;
-    for (const auto& x : v.items()) items.push_back(mark_tree(x, out));
-    return Value::list(std::move(items));
-  }
-  if (v.is_dict()) {
-    Value d = Value::dict();
-    for (const auto& [k, x] : v.dict_obj().entries) d.dict_obj().set(k, mark_tree(x, out));
-    return d;
-  }
-  return v;
-}
-
-}  // namespace
-
-MarkedMessages mark_message_texts(const Value& messages) {
+MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
   MarkedMessages out;
   std::vector<Value> list;
   if (!messages.is_list()) {
@@ -81,7 +104,7 @@ MarkedMessages mark_message_texts(const Value& messages) {
     Value c = conv::copy_dict(m);
     if (const Value* content = conv::get(m, "content")) {
       if (content->is_str()) {
-        conv::set(c, "content", mark_text(*content, out));
+        conv::set(c, "content", mark_text(*content, out, escape_probe));
       } else if (content->is_list()) {
         std::vector<Value> parts;
         for (const auto& part : content->items()) {
@@ -91,13 +114,13 @@ MarkedMessages mark_message_texts(const Value& messages) {
             continue;
           }
           Value p = conv::copy_dict(part);
-          conv::set(p, "text", mark_text(*t, out));
+          conv::set(p, "text", mark_text(*t, out, escape_probe));
           parts.push_back(p);
         }
         conv::set(c, "content", Value::list(std::move(parts)));
       }
     }
-    if (const Value* r = conv::get(m, "reasoning_content")) conv::set(c, "reasoning_content", mark_text(*r, out));
+    if (const Value* r = conv::get(m, "reasoning_content")) conv::set(c, "reasoning_content", mark_text(*r, out, escape_probe));
     if (const Value* calls = conv::get(m, "tool_calls"); calls && calls->is_list()) {
       std::vector<Value> cs;
       for (const auto& call : calls->items()) {
@@ -108,7 +131,7 @@ MarkedMessages mark_message_texts(const Value& messages) {
           continue;
         }
         Value f = conv::copy_dict(*fn);
-        conv::set(f, "arguments", mark_tree(*args, out));
+        conv::set(f, "arguments", mark_tree(*args, out, escape_probe));
         Value cc = conv::copy_dict(call);
         conv::set(cc, "function", f);
         cs.push_back(cc);

@@ -29,7 +29,22 @@ struct MarkedMessages {
   Value messages;                  // a copy of the messages with markers for the texts
   std::vector<std::string> texts;  // text i is behind marker i
 };
-MarkedMessages mark_message_texts(const Value& messages);
+// With escape_probe every marker holds a probe, so that a render shows whether the text stands
+// there as it is or as inside a JSON string (tojson), and characters that case-changing and
+// HTML-escaping filters would change.
+MarkedMessages mark_message_texts(const Value& messages, bool escape_probe = false);
+
+// A marker at a byte offset of a render: the index of its text, its length, and (markers made
+// with escape_probe) how its text shows there.
+struct MarkerAt {
+  enum class Shown { raw, json };
+  size_t index = 0, length = 0;
+  bool probed = false;
+  Shown shown = Shown::raw;
+};
+bool read_marker_at(std::string_view render, size_t at, MarkerAt& out);
+// The bytes every marker starts with (a private-use character).
+inline constexpr std::string_view kMarkerOpen = "\xEE\x80\x80";
 
 struct ContentRanges {
   std::vector<std::pair<size_t, size_t>> bytes;  // sorted, not overlapping, in the real text

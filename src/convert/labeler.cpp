@@ -3,6 +3,8 @@
 #include "convert/labeler.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <regex>
@@ -12,6 +14,7 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
+#include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
 
@@ -31,11 +34,19 @@ struct Compiled {
   std::optional<Error> error;
   bool generation = false;
   std::optional<chat::Capabilities> caps;
+  std::unique_ptr<RenderCache> cache;  // none: every render is made (render_cache.hpp says when)
 };
 
 // Length of the common prefix, backed off to a UTF-8 character boundary.
 size_t common_prefix(std::string_view a, std::string_view b) {
   size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i + 8 <= n) {  // eight bytes at a time: the texts share most of their length
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) break;
+    i += 8;
+  }
   while (i < n && a[i] == b[i]) ++i;
   auto continuation = [](std::string_view s, size_t at) {
     return at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80;
@@ -217,6 +228,29 @@ std::vector<Span> build_spans(const std::vector<std::string>& roles,
   return out;
 }
 
+// The row of a turn the full text cannot train: the conversation ending with turn i (`upto`),
+// trained on what follows its prompt; none when nothing does.
+std::optional<Row> split_row(const std::vector<std::string>& roles, const std::vector<chat::CaseResult>& prefix,
+                             const std::string& prompt, const std::string& upto, size_t i) {
+  size_t p = prompt.size(), e = trimmed_end(upto, p, upto.size());
+  if (e <= p) return std::nullopt;
+  std::vector<size_t> b(i + 2, 0);
+  for (size_t k = 1; k <= i; ++k)
+    b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto)) : b[k - 1];
+  b[i] = std::min(b[i], p);
+  b[i + 1] = upto.size();
+  return Row{upto, build_spans(roles, b, {{p, e}}), {}, 0};
+}
+
+// A conversation ready to label: the context (kwargs and polyfills applied), its template, and
+// per message the loss override and the role.
+struct Conversation {
+  Value ctx, messages;
+  std::string template_name;
+  std::vector<std::optional<bool>> loss;
+  std::vector<std::string> roles;
+};
+
 }  // namespace
 
 struct Labeler::Impl {
@@ -233,23 +267,77 @@ struct Labeler::Impl {
       c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, set.origin(name)));
       c.generation = has_generation_tag(src);
       if (opts.polyfills) c.caps = chat::detect_capabilities(*c.t, set.special_tokens, opts.clock);
+      if (opts.reuse_renders && !c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(src);
     } catch (const Error& e) {
       c.error = e;
     }
     return compiled.emplace(name, std::move(c)).first->second;
   }
 
-  chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
+  // The context without the messages and the flags each render sets.
+  static Value variables_of(const Value& ctx) {
     Value v = Value::dict();
     for (const auto& [k, val] : ctx.dict_obj().entries)
       if (!(k.is_str() && (k.str() == "messages" || k.str() == "add_generation_prompt" || k.str() == "continue_final_message")))
         v.dict_obj().set(k, val);
+    return v;
+  }
+
+  chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
+    Value v = variables_of(ctx);
     const auto& all = messages.items();
     std::vector<Value> part(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(count, all.size())));
     v.dict_obj().set(Value::string("messages"), Value::list(std::move(part)));
     v.dict_obj().set(Value::string("add_generation_prompt"), Value::boolean(agp));
     chat::PreparedCase pc = chat::prepare_case(v, set.special_tokens);
     return chat::render_prepared(*c.t, pc, opts.clock);
+  }
+
+  // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
+  // failing leaves the rest out.
+  std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
+                                        const std::vector<RenderKey>& keys) {
+    RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx), keys, fn);
+    std::vector<chat::CaseResult> out;
+    for (const RenderKey& k : keys) {
+      out.push_back(fn(messages, k.count, k.generation_prompt));
+      if (out.size() == 1 && !out.front().ok) break;
+    }
+    return out;
+  }
+
+  Conversation prepare(const Sample& sample) {
+    const LabelOptions& o = opts;
+    Conversation cv;
+    cv.ctx = detail::make_dict({});
+    for (const auto& [k, v] : sample.context.dict_obj().entries) cv.ctx.dict_obj().set(k, v);
+    for (const auto& [k, v] : o.kwargs.dict_obj().entries) cv.ctx.dict_obj().set(k, v);
+    const Value* tools = field(cv.ctx, "tools");
+    {  // the selected template's name (select_template returns its source)
+      const std::string& src = chat::select_template(set, o.template_name, tools && !tools->is_none());
+      for (const auto& [n, s] : set.templates)
+        if (&s == &src) cv.template_name = n;
+    }
+    Compiled& c = get(cv.template_name);
+    if (!c.t) throw *c.error;
+    cv.loss = sample.loss;
+    if (c.caps) {
+      size_t before = field(cv.ctx, "messages")->items().size();
+      cv.ctx = chat::apply_polyfills(cv.ctx, *c.caps, *o.polyfills);
+      // Polyfills that merge or split messages leave no message-by-message correspondence.
+      if (field(cv.ctx, "messages")->items().size() != before)
+        cv.loss.assign(field(cv.ctx, "messages")->items().size(), std::nullopt);
+    }
+    cv.messages = *field(cv.ctx, "messages");
+    const size_t n = cv.messages.items().size();
+    if (n == 0) throw Error(ErrorKind::ValueError, "messages: empty conversation");
+    cv.loss.resize(n);
+    for (const auto& m : cv.messages.items()) {
+      const Value* r = field(m, "role");
+      cv.roles.push_back(r && r->is_str() ? r->str() : "?");
+    }
+    return cv;
   }
 };
 
@@ -277,34 +365,14 @@ std::string failure(const chat::CaseResult& r) { return r.error + ": " + r.messa
 Labeled Labeler::label(const Sample& sample) {
   Impl& im = *impl_;
   const LabelOptions& o = im.opts;
-  Value ctx = detail::make_dict({});
-  for (const auto& [k, v] : sample.context.dict_obj().entries) ctx.dict_obj().set(k, v);
-  for (const auto& [k, v] : o.kwargs.dict_obj().entries) ctx.dict_obj().set(k, v);
-  const Value* tools = field(ctx, "tools");
-  Labeled out;
-  {  // the selected template's name (select_template returns its source)
-    const std::string& src = chat::select_template(im.set, o.template_name, tools && !tools->is_none());
-    for (const auto& [n, s] : im.set.templates)
-      if (&s == &src) out.template_name = n;
-  }
-  Compiled& c = im.get(out.template_name);
-  if (!c.t) throw *c.error;
-  std::vector<std::optional<bool>> loss = sample.loss;
-  if (c.caps) {
-    size_t before = field(ctx, "messages")->items().size();
-    ctx = chat::apply_polyfills(ctx, *c.caps, *o.polyfills);
-    // Polyfills that merge or split messages leave no message-by-message correspondence.
-    if (field(ctx, "messages")->items().size() != before) loss.assign(field(ctx, "messages")->items().size(), std::nullopt);
-  }
-  const Value messages = *field(ctx, "messages");
+  Conversation cv = im.prepare(sample);
+  const Value& ctx = cv.ctx;
+  const Value& messages = cv.messages;
+  const std::vector<std::string>& roles = cv.roles;
   const size_t n = messages.items().size();
-  if (n == 0) throw Error(ErrorKind::ValueError, "messages: empty conversation");
-  loss.resize(n);
-  std::vector<std::string> roles;
-  for (const auto& m : messages.items()) {
-    const Value* r = field(m, "role");
-    roles.push_back(r && r->is_str() ? r->str() : "?");
-  }
+  Labeled out;
+  out.template_name = cv.template_name;
+  Compiled& c = im.get(cv.template_name);
 
   chat::MarkedMessages marked;
   if (o.locate_texts) marked = chat::mark_message_texts(messages);
@@ -319,16 +387,27 @@ Labeled Labeler::label(const Sample& sample) {
     row.texts_not_found = r.not_found;
   };
 
-  chat::CaseResult full = im.render(c, ctx, messages, n, false);
+  // The renders: the whole conversation, every prefix R_k (k = 1..n-1), every turn's prompt.
+  std::vector<RenderKey> keys{{n, false}};
+  for (size_t k = 1; k < n; ++k) keys.push_back({k, false});
+  std::vector<size_t> prompt_of(n, 0);  // assistant turn i -> its prompt's place in keys
+  for (size_t i = 0; i < n; ++i)
+    if (roles[i] == "assistant") {
+      prompt_of[i] = keys.size();
+      keys.push_back({i, true});
+    }
+  const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
+  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys);
+  out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
+  chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
   const std::string& text = full.text;
 
-  // Prefix renders: R_k for k = 1..n-1 (R_n is the full text).
   std::vector<chat::CaseResult> prefix(n + 1);
   std::vector<size_t> bounds(n + 1, 0);
   bounds[n] = text.size();
   for (size_t k = 1; k < n; ++k) {
-    prefix[k] = im.render(c, ctx, messages, k, false);
+    prefix[k] = std::move(rendered[k]);
     bounds[k] = prefix[k].ok ? std::max(bounds[k - 1], agreed_prefix(prefix[k].text, text)) : bounds[k - 1];
   }
   prefix[n].ok = true;
@@ -345,10 +424,10 @@ Labeled Labeler::label(const Sample& sample) {
   std::vector<Interval> train;
   for (size_t i = 0; i < n; ++i) {
     if (roles[i] != "assistant") {
-      if (loss[i].value_or(false) || o.train_on_prompt) train.push_back({bounds[i], bounds[i + 1]});
+      if (cv.loss[i].value_or(false) || o.train_on_prompt) train.push_back({bounds[i], bounds[i + 1]});
       continue;
     }
-    chat::CaseResult prompt = im.render(c, ctx, messages, i, true);
+    const chat::CaseResult& prompt = rendered[prompt_of[i]];
     const chat::CaseResult& upto = prefix[i + 1];
     TurnOutcome t;
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
@@ -358,25 +437,18 @@ Labeled Labeler::label(const Sample& sample) {
     TurnCheck& tc = t.check;
     tc.message = i;
     const Interval target = t.target;
-    bool wanted = loss[i].value_or(true) && (!o.last_turn_only || i == last_assistant);
+    bool wanted = cv.loss[i].value_or(true) && (!o.last_turn_only || i == last_assistant);
     if (o.train_on_prompt) {
       train.push_back({bounds[i], bounds[i + 1]});
     } else if (tc.served && wanted) {
       train.push_back(target);
     }
     // A row of its own: the conversation ending with this turn, where it is the last turn.
-    if (!tc.served && wanted && o.split_rewritten && t.rewritten) {
-      size_t p = prompt.text.size(), e = trimmed_end(upto.text, p, upto.text.size());
-      if (e > p) {
-        std::vector<size_t> b(i + 2, 0);
-        for (size_t k = 1; k <= i; ++k)
-          b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto.text)) : b[k - 1];
-        b[i] = std::min(b[i], p);
-        b[i + 1] = upto.text.size();
-        out.rows.push_back(Row{upto.text, build_spans(roles, b, {{p, e}}), {}, 0});
+    if (!tc.served && wanted && o.split_rewritten && t.rewritten)
+      if (std::optional<Row> row = split_row(roles, prefix, prompt.text, upto.text, i)) {
+        out.rows.push_back(std::move(*row));
         if (o.locate_texts) locate_texts(out.rows.back(), i + 1);
       }
-    }
     out.turns.push_back(std::move(t.check));
   }
   out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
@@ -393,6 +465,11 @@ std::string row_json(const Row& row) {
     if (byte < at) {
       at = 0;
       cp = 0;
+    }
+    for (; at + 8 <= byte; at += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
+      uint64_t w;
+      std::memcpy(&w, row.text.data() + at, 8);
+      cp += 8 - static_cast<size_t>(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
     }
     for (; at < byte; ++at) cp += (static_cast<unsigned char>(row.text[at]) & 0xC0) != 0x80;
     return cp;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "convert/token_rows.hpp"
@@ -113,23 +114,190 @@ void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
   b.stats.extra_rows += written - 1;
 }
 
+// The counters, listed once: batches add up through this list.
+constexpr size_t ConvertStats::*kCounters[] = {
+    &ConvertStats::rows,   &ConvertStats::converted,  &ConvertStats::extra_rows,     &ConvertStats::bad,
+    &ConvertStats::turns,  &ConvertStats::served,     &ConvertStats::trained_spans,  &ConvertStats::tokens,
+    &ConvertStats::straddling, &ConvertStats::cut_rows, &ConvertStats::dropped_long, &ConvertStats::injection_rows,
+    &ConvertStats::texts_not_found};
+
 void add_stats(ConvertStats& into, const ConvertStats& s) {
-  into.rows += s.rows;
-  into.converted += s.converted;
-  into.extra_rows += s.extra_rows;
-  into.bad += s.bad;
-  into.turns += s.turns;
-  into.served += s.served;
-  into.trained_spans += s.trained_spans;
-  into.tokens += s.tokens;
-  into.straddling += s.straddling;
-  into.cut_rows += s.cut_rows;
-  into.dropped_long += s.dropped_long;
-  into.injection_rows += s.injection_rows;
-  into.texts_not_found += s.texts_not_found;
+  for (auto counter : kCounters) into.*counter += s.*counter;
   for (const auto& [t, m] : s.mismatches)
     for (const auto& [r, n] : m) into.mismatches[t][r] += n;
 }
+
+// The input: a file (its size known, for progress) or stdin.
+struct Input {
+  std::unique_ptr<std::ifstream> file;
+  std::istream* stream = &std::cin;
+  uint64_t total_bytes = 0;
+  std::string name = "<stdin>";
+};
+
+Input open_input(const ConvertConfig& cfg) {
+  Input in;
+  if (cfg.input == "-") return in;
+  in.total_bytes = files::check_readable(cfg.input);
+  in.file = std::make_unique<std::ifstream>(cfg.input, std::ios::binary);
+  if (!*in.file) throw Error(ErrorKind::ValueError, cfg.input + ": cannot open file");
+  in.stream = in.file.get();
+  in.name = cfg.input;
+  return in;
+}
+
+// The output: stdout, a file written beside its path and renamed over it, or nothing (check only).
+struct Output {
+  std::unique_ptr<files::AtomicOutput> file;
+  std::ostream* stream = nullptr;
+};
+
+Output open_output(const ConvertConfig& cfg) {
+  // Refused before anything is written: converting a file onto itself would replace the input.
+  if (!cfg.output.empty() && (cfg.input != "-" || cfg.output != "-") && files::same_file(cfg.input, cfg.output))
+    throw Error(ErrorKind::ValueError, (cfg.output == "-" ? std::string("standard output") : cfg.output) +
+                                           " is the same file as the input " +
+                                           (cfg.input == "-" ? std::string("(standard input)") : cfg.input) +
+                                           ": choose another output");
+  Output out;
+  if (cfg.output == "-") {
+    out.stream = &std::cout;
+  } else if (!cfg.output.empty()) {
+    out.file = std::make_unique<files::AtomicOutput>(cfg.output);
+    out.stream = &out.file->stream();
+  }
+  return out;
+}
+
+// Workers label batches; the calling thread writes finished batches in input order, adds up
+// their counts and reports progress. At most max_in_flight batches are read ahead.
+class OrderedRun {
+ public:
+  OrderedRun(const ConvertConfig& cfg, std::vector<std::unique_ptr<Labeler>>& labelers, const tokenize::Tokenizer* tok,
+             const Input& in, std::ostream* out, std::ostream& err, Clock::time_point t0)
+      : cfg_(cfg), in_(in), out_(out), err_(err), t0_(t0), max_in_flight_(labelers.size() * 4) {
+    for (size_t w = 0; w < labelers.size(); ++w)
+      workers_.emplace_back([this, &labeler = *labelers[w], tok] { work(labeler, tok); });
+  }
+
+  // Queues a batch, writing what is done meanwhile.
+  void submit(std::shared_ptr<Batch> batch) {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (in_order_.size() >= max_in_flight_) drain(lk, true);
+    pending_.push_back(batch);
+    in_order_.push_back(std::move(batch));
+    work_cv_.notify_one();
+    drain(lk, false);
+  }
+
+  // True once a bad row stopped the run (stop_at_first_bad): nothing more is read.
+  bool stopped() const { return stop_; }
+  void set_bytes_read(uint64_t bytes) { bytes_read_ = bytes; }
+
+  // Waits for every batch and writes it; throws the first bad row under stop_at_first_bad.
+  ConvertStats finish() {
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      closed_ = true;
+      work_cv_.notify_all();
+      drain(lk, true);
+    }
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+    if (stop_) throw Error(ErrorKind::ValueError, first_bad_ + " (stopped at the first bad row)");
+    return total_;
+  }
+
+  void report(bool done) {
+    if (!cfg_.on_progress) return;
+    ConvertProgress p;
+    p.rows = total_.rows;
+    p.bytes = bytes_read_;
+    p.total_bytes = in_.total_bytes;
+    p.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+    p.done = done;
+    cfg_.on_progress(p);
+  }
+
+  ~OrderedRun() {
+    if (workers_.empty()) return;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      closed_ = true;
+      pending_.clear();
+    }
+    work_cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+
+ private:
+  void work(Labeler& labeler, const tokenize::Tokenizer* tok) {
+    for (;;) {
+      std::shared_ptr<Batch> b;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        work_cv_.wait(lk, [&] { return closed_ || !pending_.empty(); });
+        if (pending_.empty()) return;
+        b = pending_.front();
+        pending_.pop_front();
+      }
+      for (size_t i = 0; i < b->lines.size(); ++i) process_line(labeler, cfg_, tok, b->lines[i], b->first_line + i, *b);
+      b->lines.clear();
+      b->lines.shrink_to_fit();
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        b->done = true;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  // Writes every finished batch at the front; with `wait`, blocks until the front one is done.
+  void drain(std::unique_lock<std::mutex>& lk, bool wait) {
+    while (!in_order_.empty()) {
+      if (!in_order_.front()->done) {
+        if (!wait) return;
+        done_cv_.wait(lk, [&] { return in_order_.front()->done; });
+      }
+      std::shared_ptr<Batch> b = in_order_.front();
+      in_order_.pop_front();
+      lk.unlock();
+      write(*b);
+      lk.lock();
+    }
+  }
+
+  void write(const Batch& b) {
+    if (stop_) return;  // after the first bad row nothing more is written
+    if (cfg_.stop_at_first_bad && !b.errors.empty()) {
+      first_bad_ = in_.name + ':' + b.errors.front();
+      stop_ = true;
+      return;
+    }
+    for (const auto& e : b.errors) err_ << in_.name << ':' << e << '\n';
+    for (const auto& m : b.mismatch_lines) err_ << in_.name << ':' << m << '\n';
+    if (out_ && !b.out.empty()) out_->write(b.out.data(), static_cast<std::streamsize>(b.out.size()));
+    add_stats(total_, b.stats);
+    report(false);
+  }
+
+  const ConvertConfig& cfg_;
+  const Input& in_;
+  std::ostream* out_;
+  std::ostream& err_;
+  const Clock::time_point t0_;
+  const size_t max_in_flight_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<std::shared_ptr<Batch>> pending_, in_order_;
+  bool closed_ = false;
+  std::vector<std::thread> workers_;
+  ConvertStats total_;
+  std::string first_bad_;  // stop_at_first_bad: "IN:LINE: reason" of the first bad row
+  bool stop_ = false;      // read by the calling thread only (drain runs there)
+  uint64_t bytes_read_ = 0;
+};
 
 }  // namespace
 
@@ -152,147 +320,37 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
   label.locate_texts = label.locate_texts || tokenizer.has_value();
   std::vector<std::unique_ptr<Labeler>> labelers;
   for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
-  const tokenize::Tokenizer* tok = tokenizer ? &*tokenizer : nullptr;
 
-  std::unique_ptr<std::ifstream> infile;
-  std::istream* in = &std::cin;
-  uint64_t total_bytes = 0;
-  if (cfg.input != "-") {
-    total_bytes = files::check_readable(cfg.input);
-    infile = std::make_unique<std::ifstream>(cfg.input, std::ios::binary);
-    if (!*infile) throw Error(ErrorKind::ValueError, cfg.input + ": cannot open file");
-    in = infile.get();
-  }
-  // Refused before anything is written: converting a file onto itself would replace the input.
-  if (!cfg.output.empty() && (cfg.input != "-" || cfg.output != "-") && files::same_file(cfg.input, cfg.output))
-    throw Error(ErrorKind::ValueError, (cfg.output == "-" ? std::string("standard output") : cfg.output) +
-                                           " is the same file as the input " +
-                                           (cfg.input == "-" ? std::string("(standard input)") : cfg.input) +
-                                           ": choose another output");
-  std::unique_ptr<files::AtomicOutput> outfile;
-  std::ostream* out = nullptr;
-  if (cfg.output == "-") {
-    out = &std::cout;
-  } else if (!cfg.output.empty()) {
-    outfile = std::make_unique<files::AtomicOutput>(cfg.output);
-    out = &outfile->stream();
-  }
-  const std::string in_name = cfg.input == "-" ? "<stdin>" : cfg.input;
-
-  std::mutex mu;
-  std::condition_variable work_cv, done_cv;
-  std::deque<std::shared_ptr<Batch>> pending, in_order;
-  bool closed = false;
-
-  std::vector<std::thread> workers;
-  for (int w = 0; w < nthreads; ++w) {
-    workers.emplace_back([&, w] {
-      for (;;) {
-        std::shared_ptr<Batch> b;
-        {
-          std::unique_lock<std::mutex> lk(mu);
-          work_cv.wait(lk, [&] { return closed || !pending.empty(); });
-          if (pending.empty()) return;
-          b = pending.front();
-          pending.pop_front();
-        }
-        for (size_t i = 0; i < b->lines.size(); ++i) process_line(*labelers[w], cfg, tok, b->lines[i], b->first_line + i, *b);
-        b->lines.clear();
-        b->lines.shrink_to_fit();
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          b->done = true;
-        }
-        done_cv.notify_all();
-      }
-    });
-  }
-
-  ConvertStats total;
-  uint64_t bytes_read = 0;
-  auto report = [&](bool done) {
-    if (!cfg.on_progress) return;
-    ConvertProgress p;
-    p.rows = total.rows;
-    p.bytes = bytes_read;
-    p.total_bytes = total_bytes;
-    p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    p.done = done;
-    cfg.on_progress(p);
-  };
-  std::string first_bad;  // stop_at_first_bad: "IN:LINE: reason" of the first bad row
-  bool stop = false;
-  // Writes every finished batch at the front; with `wait`, blocks until the front one is done.
-  auto drain = [&](std::unique_lock<std::mutex>& lk, bool wait) {
-    for (;;) {
-      if (in_order.empty()) return;
-      if (!in_order.front()->done) {
-        if (!wait) return;
-        done_cv.wait(lk, [&] { return in_order.front()->done; });
-      }
-      std::shared_ptr<Batch> b = in_order.front();
-      in_order.pop_front();
-      lk.unlock();
-      if (stop) {  // after the first bad row nothing more is written
-        lk.lock();
-        continue;
-      }
-      if (cfg.stop_at_first_bad && !b->errors.empty()) {
-        first_bad = in_name + ':' + b->errors.front();
-        stop = true;
-        lk.lock();
-        continue;
-      }
-      for (const auto& e : b->errors) err << in_name << ':' << e << '\n';
-      for (const auto& m : b->mismatch_lines) err << in_name << ':' << m << '\n';
-      if (out && !b->out.empty()) out->write(b->out.data(), static_cast<std::streamsize>(b->out.size()));
-      add_stats(total, b->stats);
-      report(false);
-      lk.lock();
-    }
-  };
-
-  const size_t max_in_flight = static_cast<size_t>(nthreads) * 4;
+  Input in = open_input(cfg);
+  Output out = open_output(cfg);
+  OrderedRun run(cfg, labelers, tokenizer ? &*tokenizer : nullptr, in, out.stream, err, t0);
   size_t line_no = 0;
+  uint64_t bytes_read = 0;
   std::string line;
   auto batch = std::make_shared<Batch>();
   batch->first_line = 1;
-  auto submit = [&] {
-    std::unique_lock<std::mutex> lk(mu);
-    while (in_order.size() >= max_in_flight) drain(lk, true);
-    pending.push_back(batch);
-    in_order.push_back(batch);
-    work_cv.notify_one();
-    drain(lk, false);
-    batch = std::make_shared<Batch>();
-    batch->first_line = line_no + 1;
-  };
-  while (!stop && std::getline(*in, line)) {
+  while (!run.stopped() && std::getline(*in.stream, line)) {
     ++line_no;
     if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 BOM
     bytes_read += line.size() + 1;
+    run.set_bytes_read(bytes_read);
     batch->lines.push_back(std::move(line));
     line.clear();
-    if (batch->lines.size() >= cfg.batch_rows) submit();
+    if (batch->lines.size() < cfg.batch_rows) continue;
+    run.submit(std::exchange(batch, std::make_shared<Batch>()));
+    batch->first_line = line_no + 1;
   }
-  if (in->bad()) err << in_name << ": read error after line " << line_no << '\n';
-  if (!stop && !batch->lines.empty()) submit();
-  {
-    std::unique_lock<std::mutex> lk(mu);
-    closed = true;
-    work_cv.notify_all();
-    drain(lk, true);
-  }
-  for (auto& t : workers) t.join();
-  if (stop) throw Error(ErrorKind::ValueError, first_bad + " (stopped at the first bad row)");
-  if (outfile) {
-    if (total.converted > 0) outfile->commit();  // else the old file stays (the temporary is removed)
-  } else if (out) {
-    out->flush();
-    if (!*out) throw Error(ErrorKind::ValueError, "<stdout>: write error");
+  if (in.stream->bad()) err << in.name << ": read error after line " << line_no << '\n';
+  if (!run.stopped() && !batch->lines.empty()) run.submit(batch);
+  ConvertStats total = run.finish();
+  if (out.file) {
+    if (total.converted > 0) out.file->commit();  // else the old file stays (the temporary is removed)
+  } else if (out.stream) {
+    out.stream->flush();
+    if (!*out.stream) throw Error(ErrorKind::ValueError, "<stdout>: write error");
   }
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  report(true);
+  run.report(true);
   return total;
 }
 

@@ -1,0 +1,365 @@
+// Renders reused across conversations of one shape (see render_cache.hpp).
+#include "convert/render_cache.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "chat/content_marks.hpp"
+#include "toolchat/json.hpp"
+
+namespace toolchat::convert {
+
+namespace {
+
+// Past these, the cache forgets everything (memory stays bounded) ...
+constexpr size_t kMaxBytes = size_t{16} << 20;
+// ... and after this many shapes seen, it stays on only where a shape is reused
+// more often than not.
+constexpr size_t kTrialShapes = 128;
+
+bool space_like(std::string_view s, size_t at, size_t end) {
+  unsigned char c = static_cast<unsigned char>(s[at]);
+  if (c < 0x80) return c <= 0x20 || c == 0x7F;
+  // Non-ASCII whitespace Python's str.strip() removes (U+0085, U+00A0, U+1680,
+  // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): their UTF-8 forms.
+  for (std::string_view w : {"\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF",
+                             "\xE2\x81\x9F", "\xE3\x80\x80"})
+    if (s.compare(at, w.size(), w) == 0 && at + w.size() <= end) return true;
+  return s.compare(at, 2, "\xE2\x80") == 0 && at + 2 < end && static_cast<unsigned char>(s[at + 2]) <= 0x8A;
+}
+
+// The start of the last UTF-8 character of s.
+size_t last_char(std::string_view s) {
+  size_t i = s.size() - 1;
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
+  if (shown == chat::MarkerAt::Shown::raw) {
+    out += t;
+  } else {  // tojson: json.dumps(ensure_ascii=False), as the probe shows (its
+            // "<" and marker characters raw)
+    std::string quoted;
+    json::dump_string(quoted, t, false);
+    out.append(quoted, 1, quoted.size() - 2);
+  }
+}
+
+// A render made with markers, cut into the template's own text and the texts'
+// places.
+struct Piece {
+  size_t begin = 0, end = 0;  // template text: marked[begin, end)
+  long text = -1;             // then text `text` (or none)
+  chat::MarkerAt::Shown shown = chat::MarkerAt::Shown::raw;
+};
+
+struct MarkedRender {
+  bool ok = false;
+  std::string error, message;  // of a failed render
+  std::string marked;
+  std::vector<Piece> pieces;
+};
+
+// False when the render holds a marker character that is not a whole marker of
+// a known text.
+bool cut(MarkedRender& r, size_t texts) {
+  const std::string& s = r.marked;
+  size_t at = 0;
+  for (;;) {
+    size_t next = s.find(chat::kMarkerOpen, at);
+    if (next == std::string::npos) {
+      r.pieces.push_back({at, s.size(), -1, chat::MarkerAt::Shown::raw});
+      return true;
+    }
+    chat::MarkerAt m;
+    if (!chat::read_marker_at(s, next, m) || !m.probed || m.index >= texts) return false;
+    r.pieces.push_back({at, next, static_cast<long>(m.index), m.shown});
+    at = next + m.length;
+  }
+}
+
+std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts) {
+  std::string out;
+  size_t size = 0;
+  for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
+  out.reserve(size);
+  for (const Piece& p : r.pieces) {
+    out.append(r.marked, p.begin, p.end - p.begin);
+    if (p.text < 0) continue;
+    append_shown(out, texts[p.text], p.shown);
+  }
+  return out;
+}
+
+struct Shape {
+  bool usable = false;
+  std::vector<RenderKey> keys;
+  std::vector<MarkedRender> renders;
+  size_t bytes = 0;
+};
+
+// The value's bytes, each part tagged and sized, so that equal keys mean equal
+// values (types included: 1, 1.0 and true differ). False for values JSON cannot
+// hold.
+bool append_shape(std::string& out, const Value& v) {
+  auto put_size = [&](size_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
+  switch (v.type()) {
+    case Type::None:
+      out += 'n';
+      return true;
+    case Type::Bool:
+      out += v.as_bool() ? 't' : 'f';
+      return true;
+    case Type::Int: {
+      out += 'i';
+      int64_t i = v.as_int();
+      out.append(reinterpret_cast<const char*>(&i), sizeof i);
+      return true;
+    }
+    case Type::Float: {
+      out += 'd';
+      double d = v.as_float();
+      out.append(reinterpret_cast<const char*>(&d), sizeof d);
+      return true;
+    }
+    case Type::Str:
+      out += v.is_markup() ? 'M' : 's';
+      put_size(v.str().size());
+      out += v.str();
+      return true;
+    case Type::List:
+      out += static_cast<char>('0' + static_cast<int>(v.list_obj().lkind));
+      put_size(v.items().size());
+      for (const auto& x : v.items())
+        if (!append_shape(out, x)) return false;
+      return true;
+    case Type::Dict:
+      out += 'm';
+      put_size(v.dict_obj().entries.size());
+      for (const auto& [k, x] : v.dict_obj().entries)
+        if (!append_shape(out, k) || !append_shape(out, x)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const RenderKey& x, const RenderKey& y) {
+           return x.count == y.count && x.generation_prompt == y.generation_prompt;
+         });
+}
+
+}  // namespace
+
+struct RenderCache::Impl {
+  TestedLiterals literals;
+  std::unordered_map<std::string, Shape> shapes;
+  size_t bytes = 0;
+  bool on = true;
+
+  // Texts a template could tell from their markers (render_cache.hpp).
+  bool screened(const std::vector<std::string>& texts) const {
+    for (const std::string& t : texts) {
+      if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
+      if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
+      if (literals.end_chars.find(t.front()) != std::string::npos ||
+          literals.end_chars.find(t.back()) != std::string::npos)
+        return true;
+      for (const std::string& l : literals.contained)
+        if (t.find(l) != std::string::npos) return true;
+      for (const std::string& l : literals.compared)
+        if (t.size() >= l.size() &&
+            (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
+          return true;
+    }
+    return false;
+  }
+};
+
+RenderCache::RenderCache(const std::string& source) : impl_(std::make_unique<Impl>()) {
+  impl_->literals = tested_literals(source);
+}
+
+RenderCache::~RenderCache() = default;
+
+std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
+                                                   const std::vector<RenderKey>& keys, const RenderFn& render) {
+  auto real = [&] {
+    std::vector<chat::CaseResult> out;
+    for (const RenderKey& k : keys) {
+      out.push_back(render(messages, k.count, k.generation_prompt));
+      if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render: no use going on
+    }
+    return out;
+  };
+  Impl& im = *impl_;
+  if (!im.on) return real();
+  chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+  if (im.screened(marked.texts)) {
+    ++stats_.screened;
+    return real();
+  }
+  std::string key;
+  key.reserve(4096);
+  if (!append_shape(key, marked.messages) || !append_shape(key, variables)) return real();  // not cached
+  if (auto it = im.shapes.find(key); it != im.shapes.end()) {
+    const Shape& s = it->second;
+    if (!s.usable || !same_keys(s.keys, keys)) return real();
+    ++stats_.hits;
+    std::vector<chat::CaseResult> out(s.renders.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      const MarkedRender& r = s.renders[i];
+      out[i].ok = r.ok;
+      if (r.ok)
+        out[i].text = put_back(r, marked.texts);
+      else
+        out[i].error = r.error, out[i].message = r.message;
+    }
+    return out;
+  }
+  // A new shape: rendered both ways, kept when the marked renders give the real
+  // ones back.
+  std::vector<chat::CaseResult> out = real();
+  Shape s;
+  s.keys = keys;
+  s.usable = out.size() == keys.size();
+  try {
+    for (size_t i = 0; s.usable && i < keys.size(); ++i) {
+      chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
+      MarkedRender r;
+      r.ok = m.ok;
+      if (m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
+        s.usable = false;
+      } else if (!m.ok) {
+        r.error = m.error;
+        r.message = m.message;
+        s.usable = m.error == out[i].error && m.message == out[i].message;
+      } else {
+        r.marked = std::move(m.text);
+        s.usable = cut(r, marked.texts.size()) && put_back(r, marked.texts) == out[i].text;
+      }
+      s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
+      s.renders.push_back(std::move(r));
+    }
+  } catch (const std::exception&) {
+    s.usable = false;  // a template that refuses the markers
+  }
+  if (s.usable) {
+    ++stats_.learned;
+  } else {
+    ++stats_.refused_shapes;
+    s.renders.clear();  // remembered as a shape to render for real
+    s.bytes = 0;
+  }
+  s.bytes += key.size();
+  if (im.bytes + s.bytes > kMaxBytes) {
+    im.shapes.clear();
+    im.bytes = 0;
+  }
+  im.bytes += s.bytes;
+  im.shapes.emplace(std::move(key), std::move(s));
+  const size_t seen = stats_.learned + stats_.refused_shapes;
+  if ((stats_.learned == 0 && stats_.refused_shapes >= 8) || (seen >= kTrialShapes && stats_.hits < seen)) {
+    im.on = false;  // shapes do not repeat, or none passes: every conversation
+                    // is rendered for real
+    im.shapes.clear();
+  }
+  return out;
+}
+
+// ---- the strings a template tests contents against ----
+
+namespace {
+
+std::string unescape_literal(std::string_view body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 == body.size()) {
+      out += body[i];
+      continue;
+    }
+    char c = body[++i];
+    out += c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+  }
+  return out;
+}
+
+std::string_view word_before(std::string_view s, size_t at) {
+  while (at > 0 && (s[at - 1] == ' ' || s[at - 1] == '\n' || s[at - 1] == '\t')) --at;
+  size_t b = at;
+  while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_' || s[b - 1] == '.' ||
+                   s[b - 1] == '|' || s[b - 1] == '(' || s[b - 1] == '=' || s[b - 1] == '!'))
+    --b;
+  return s.substr(b, at - b);
+}
+
+std::string_view word_after(std::string_view s, size_t at) {
+  while (at < s.size() && (s[at] == ' ' || s[at] == '\n' || s[at] == '\t')) ++at;
+  size_t e = at;
+  while (e < s.size() && (std::isalpha(static_cast<unsigned char>(s[e])) || s[e] == '=' || s[e] == '!')) ++e;
+  std::string_view w = s.substr(at, e - at);
+  if (w == "not") return word_after(s, e);  // 'x' not in ...
+  return w;
+}
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void classify(std::string_view src, size_t open, size_t close, std::string lit, TestedLiterals& out) {
+  if (lit.empty()) return;
+  std::string_view before = word_before(src, open), after = word_after(src, close + 1);
+  if (after == "in") {
+    out.contained.push_back(lit);
+    return;
+  }
+  for (std::string_view f :
+       {"split(", "startswith(", "endswith(", "replace(", "find(", "index(", "count(", "partition(", "removeprefix(",
+        "removesuffix(", "rsplit(", "rfind(", "rindex(", "rpartition("})
+    if (ends_with(before, f)) {
+      out.contained.push_back(lit);
+      return;
+    }
+  for (std::string_view f : {"strip(", "lstrip(", "rstrip("})
+    if (ends_with(before, f)) {
+      out.end_chars += lit;
+      return;
+    }
+  if (ends_with(before, "==") || ends_with(before, "!=") || after.substr(0, 2) == "==" || after.substr(0, 2) == "!=")
+    out.compared.push_back(std::move(lit));
+}
+
+}  // namespace
+
+TestedLiterals tested_literals(const std::string& source) {
+  TestedLiterals out;
+  std::string_view s = source;
+  size_t at = 0;
+  while ((at = s.find('{', at)) != std::string_view::npos) {
+    if (at + 1 >= s.size() || (s[at + 1] != '{' && s[at + 1] != '%')) {
+      ++at;
+      continue;
+    }
+    const std::string_view end = s[at + 1] == '{' ? "}}" : "%}";
+    size_t p = at + 2;
+    while (p < s.size() && s.compare(p, 2, end) != 0) {
+      if (s[p] != '\'' && s[p] != '"') {
+        ++p;
+        continue;
+      }
+      const char q = s[p];
+      size_t e = p + 1;
+      while (e < s.size() && s[e] != q) e += s[e] == '\\' ? 2 : 1;
+      if (e >= s.size()) break;
+      classify(s, p, e, unescape_literal(s.substr(p + 1, e - p - 1)), out);
+      p = e + 1;
+    }
+    at = p;
+  }
+  return out;
+}
+
+}  // namespace toolchat::convert

@@ -1,0 +1,99 @@
+// The renders a conversation's labeling needs, reused across conversations that
+// differ only in their message texts.
+//
+// Labeling a conversation of n messages with a assistant turns takes n + a
+// renders: the whole conversation, every prefix (where each message's run
+// starts) and every turn's prompt (the train = serve check). Two conversations
+// with the same shape (roles, tool calls, argument names, tools, template
+// variables; only the texts differ) run a template that passes the texts
+// through along the same path, so their renders are the same template text with
+// different texts put in. The cache keeps, per shape, those renders made with a
+// marker per text; a conversation of a known shape gets its renders by putting
+// its texts in place of the markers, without rendering. The labeler then runs
+// the same checks on them as on real renders.
+//
+// Soundness rests on two conditions, both checked:
+//  - per shape, the first conversation of that shape is rendered both ways
+//  (real and marked) for
+//    every render the labeling needs, and the marked ones with the texts put
+//    back must equal the real ones byte for byte (failures: the same error); a
+//    shape that fails is remembered as one to render for real;
+//  - per conversation, texts a template could tell apart from a marker are not
+//  substituted: a
+//    text with leading or trailing whitespace (trim, strip), one holding marker
+//    characters, one holding a string the template tests content against
+//    ('</think>' in ..., .split('...'), .startswith(...), == '...',
+//    .rstrip('...')). Such a conversation is rendered for real.
+// A marker shows how its text stands in a render: as it is, or inside a JSON
+// string (tojson); any other form (a Python repr, a changed case, HTML
+// escaping, a split) leaves it unreadable, and the shape is refused. What the
+// conditions do not catch: a template branching on a text's length or on a text
+// property no literal names. No chat template in the corpus does
+// (docs/design.md).
+//
+// Templates with {% generation %} (spans in code points) and clocks other than
+// the fixed instant are not cached. The cache turns itself off for a template
+// where it does not pay (shapes rarely repeat, or no shape passes). One cache
+// per labeler: not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chat/render_case.hpp"
+#include "toolchat/value.hpp"
+
+namespace toolchat::convert {
+
+// One render of a conversation: its first `count` messages, with or without the
+// generation prompt.
+struct RenderKey {
+  size_t count = 0;
+  bool generation_prompt = false;
+};
+
+using RenderFn = std::function<chat::CaseResult(const Value& messages, size_t count, bool generation_prompt)>;
+
+struct RenderCacheStats {
+  size_t hits = 0, learned = 0, refused_shapes = 0, screened = 0;
+};
+
+class RenderCache {
+ public:
+  // `source`: the template's source, read for the strings it tests contents
+  // against.
+  explicit RenderCache(const std::string& source);
+  ~RenderCache();
+  RenderCache(const RenderCache&) = delete;
+  RenderCache& operator=(const RenderCache&) = delete;
+
+  // The renders for `keys`, in order, of `messages` with `variables` (the
+  // context without the messages and the flags). `render` renders for real (any
+  // messages list, same variables).
+  std::vector<chat::CaseResult> renders(const Value& messages, const Value& variables,
+                                        const std::vector<RenderKey>& keys, const RenderFn& render);
+
+  const RenderCacheStats& stats() const { return stats_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  RenderCacheStats stats_;
+};
+
+// The strings a template source tests contents against, read from its text:
+// literals before `in`/`not in`, arguments of
+// split/startswith/endswith/replace/find/... and of strip/lstrip/rstrip (their
+// characters), and literals compared with == / !=. Exposed for tests.
+struct TestedLiterals {
+  std::vector<std::string> contained;  // a text holding one of these is screened
+  std::vector<std::string> compared;   // ... starting with, ending with or equal to one of these
+  std::string end_chars;               // ... starting or ending with one of these characters
+};
+TestedLiterals tested_literals(const std::string& source);
+
+}  // namespace toolchat::convert

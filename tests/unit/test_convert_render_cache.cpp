@@ -1,0 +1,268 @@
+// Renders reused across conversations of one shape
+// (src/convert/render_cache.hpp): equal to the real renders byte for byte, and
+// rendered for real wherever a template could tell a text from its marker (a
+// transformed text, marker text inside a text, strings the template tests for,
+// trimmed or repr-shown texts). The corpus-wide check labels every corpus
+// template's conversations with and without reuse and compares the labels.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "chat/render_case.hpp"
+#include "convert/formats.hpp"
+#include "convert/labeler.hpp"
+#include "convert/render_cache.hpp"
+#include "toolchat/jinja.hpp"
+#include "value/json.hpp"
+
+namespace fs = std::filesystem;
+using namespace toolchat;
+using namespace toolchat::convert;
+
+namespace {
+
+// A template with a cache, rendering the way the labeler does
+// (chat::prepare_case).
+struct Rig {
+  std::string source;
+  jinja::Template t;
+  RenderCache cache;
+  explicit Rig(const std::string& src) : source(src), t(jinja::Template::compile(src, "test")), cache(src) {}
+
+  chat::CaseResult render(const Value& messages, size_t count, bool agp) {
+    std::vector<Value> part(messages.items().begin(), messages.items().begin() + static_cast<std::ptrdiff_t>(count));
+    Value ctx = Value::dict();
+    ctx.dict_obj().set(Value::string("messages"), Value::list(std::move(part)));
+    ctx.dict_obj().set(Value::string("add_generation_prompt"), Value::boolean(agp));
+    return chat::render_prepared(t, chat::prepare_case(ctx, Value::dict()), jinja::RenderOptions{});
+  }
+
+  static std::vector<RenderKey> keys_of(const Value& messages) {
+    const size_t n = messages.items().size();
+    std::vector<RenderKey> keys{{n, false}};
+    for (size_t k = 1; k < n; ++k) keys.push_back({k, false});
+    for (size_t i = 0; i < n; ++i)
+      if (messages.items()[i].dict_obj().find("role")->str() == "assistant") keys.push_back({i, true});
+    return keys;
+  }
+
+  // Through the cache; checked equal to rendering every key for real.
+  void check(const std::string& messages_json) {
+    SCOPED_TRACE(messages_json);
+    Value messages = json::parse(messages_json);
+    auto keys = keys_of(messages);
+    RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(m, count, agp); };
+    std::vector<chat::CaseResult> got = cache.renders(messages, Value::dict(), keys, fn);
+    ASSERT_EQ(got.size(), keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      chat::CaseResult want = render(messages, keys[i].count, keys[i].generation_prompt);
+      EXPECT_EQ(got[i].ok, want.ok) << "render " << i;
+      EXPECT_EQ(got[i].text, want.text) << "render " << i;
+      EXPECT_EQ(got[i].message, want.message) << "render " << i;
+    }
+  }
+};
+
+const char* kPlain = R"({%- for m in messages -%}
+<{{ m.role }}>{{ m.content }}{% if m.tool_calls %}{% for c in m.tool_calls %}[{{ c.function.name }}: {{ c.function.arguments | tojson }}]{% endfor %}{% endif %}</{{ m.role }}>
+{% endfor -%}{% if add_generation_prompt %}<assistant>{% endif %})";
+
+std::string conversation(const std::string& user, const std::string& answer, const std::string& city = "Paris") {
+  std::string city_json, user_json, answer_json;
+  json::dump_string(city_json, city, false);
+  json::dump_string(user_json, user, false);
+  json::dump_string(answer_json, answer, false);
+  return R"([{"role": "user", "content": )" + user_json +
+         R"(}, {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "weather", "arguments": {"city": )" +
+         city_json + R"(}}}]}, {"role": "tool", "content": "21 C"}, {"role": "assistant", "content": )" + answer_json +
+         "}]";
+}
+
+}  // namespace
+
+// The second conversation of a shape is put together from the first one's
+// marker renders, texts with quotes, newlines and non-ASCII characters included
+// (tojson escapes them as JSON does).
+TEST(ConvertRenderCache, OneShapeIsRenderedOnce) {
+  Rig rig(kPlain);
+  rig.check(conversation("Weather?", "Sunny."));
+  EXPECT_EQ(rig.cache.stats().learned, 1u);
+  rig.check(conversation("Say \"hi\"\nin Émile's words", "C'est \"ensoleillé\"\\n.", "Saint-Étienne \"FR\""));
+  rig.check(conversation("<|im_end|> typed by a user", "{\"json\": true}"));
+  EXPECT_EQ(rig.cache.stats().hits, 2u);
+  EXPECT_EQ(rig.cache.stats().refused_shapes, 0u);
+}
+
+// A template that changes the texts: the first conversation's check refuses the
+// shape, even when its texts hold nothing a case change would alter (the
+// marker's probe does).
+TEST(ConvertRenderCache, TransformedTextsRefuseTheShape) {
+  Rig upper(R"({% for m in messages %}{{ m.role }}: {{ m.content | upper }}
+{% endfor %}{% if add_generation_prompt %}assistant:{% endif %})");
+  upper.check(R"([{"role": "user", "content": "42"}, {"role": "assistant", "content": "7"}])");
+  upper.check(R"([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "bye"}])");
+  EXPECT_EQ(upper.cache.stats().refused_shapes, 1u);
+  EXPECT_EQ(upper.cache.stats().hits, 0u);
+
+  Rig escaped(R"({% for m in messages %}{{ m.content | e }};{% endfor %})");
+  escaped.check(R"([{"role": "user", "content": "plain"}, {"role": "assistant", "content": "text"}])");
+  escaped.check(R"([{"role": "user", "content": "a < b"}, {"role": "assistant", "content": "&"}])");
+  EXPECT_EQ(escaped.cache.stats().hits, 0u);
+
+  Rig split(R"({% for m in messages %}{{ m.content.split('\n') | join(' ') }};{% endfor %})");
+  split.check(R"([{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}])");
+  split.check(R"([{"role": "user", "content": "one\nline"}, {"role": "assistant", "content": "two"}])");
+  EXPECT_EQ(split.cache.stats().hits, 0u);
+}
+
+// A text holding marker characters is rendered for real (it could pose as
+// another text's marker).
+TEST(ConvertRenderCache, MarkerTextInsideATextIsRenderedForReal) {
+  Rig rig(kPlain);
+  rig.check(conversation("Weather?", "Sunny."));
+  rig.check(conversation("\xEE\x80\x80\nqQ<\"\xEE\x80\x90\xEE\x80\x81 posing as text 0", "Sunny."));
+  rig.check(conversation("private use \xEE\x80\x85", "Sunny."));
+  EXPECT_EQ(rig.cache.stats().screened, 2u);
+  EXPECT_EQ(rig.cache.stats().hits, 0u);
+}
+
+// Texts shown twice, or not at all, are put back everywhere they show.
+TEST(ConvertRenderCache, TextsShownTwiceOrNotAtAll) {
+  Rig rig(
+      R"({% for m in messages %}{% if m.role == 'user' %}[{{ m.content }}|{{ m.content }}]{% elif m.role == 'assistant' %}<{{ m.content }}>{% endif %}{% endfor %}{% if add_generation_prompt %}<{% endif %})");
+  const char* a =
+      R"([{"role": "system", "content": "never shown"}, {"role": "user", "content": "twice"}, {"role": "assistant", "content": "once"}])";
+  const char* b =
+      R"([{"role": "system", "content": "hidden too"}, {"role": "user", "content": "shown two times"}, {"role": "assistant", "content": "one time"}])";
+  rig.check(a);
+  rig.check(b);
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
+// A template that tests contents for a string: texts holding it (or starting /
+// ending with a compared one, or with stripped characters at an end) are
+// rendered for real; others reuse.
+TEST(ConvertRenderCache, TextsHoldingTestedStringsAreRenderedForReal) {
+  Rig rig(
+      R"({% for m in messages %}{% if '</think>' in m.content %}T:{{ m.content.split('</think>')[-1] }}{% elif m.content == 'ok' %}OK{% else %}{{ m.content.rstrip('.') }}{% endif %};{% endfor %})");
+  rig.check(R"([{"role": "user", "content": "question"}, {"role": "assistant", "content": "answer"}])");
+  rig.check(R"([{"role": "user", "content": "why"}, {"role": "assistant", "content": "because</think>so"}])");
+  rig.check(R"([{"role": "user", "content": "why"}, {"role": "assistant", "content": "ok"}])");
+  rig.check(R"([{"role": "user", "content": "why"}, {"role": "assistant", "content": "ends with a dot."}])");
+  rig.check(R"([{"role": "user", "content": "plain"}, {"role": "assistant", "content": "words"}])");
+  EXPECT_EQ(rig.cache.stats().screened, 3u);
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
+// Texts with whitespace at an end meet templates that trim: rendered for real.
+TEST(ConvertRenderCache, TrimmedTextsWithSpacesAreRenderedForReal) {
+  Rig rig(R"({% for m in messages %}{{ m.content | trim }};{% endfor %})");
+  rig.check(R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])");
+  rig.check(R"([{"role": "user", "content": "  padded\n"}, {"role": "assistant", "content": "b"}])");
+  rig.check(R"([{"role": "user", "content": "a\u00a0"}, {"role": "assistant", "content": "b"}])");
+  EXPECT_EQ(rig.cache.stats().screened, 2u);
+}
+
+// Arguments shown as a Python dict (repr, which spells out the markers'
+// characters): the shape is refused and every conversation rendered for real.
+TEST(ConvertRenderCache, ReprShownTextsAreRenderedForReal) {
+  Rig rig(
+      R"({% for m in messages %}{{ m.content }}{% if m.tool_calls %}{{ m.tool_calls[0].function.arguments }}{% endif %};{% endfor %})");
+  rig.check(conversation("Weather?", "Sunny.", "Paris"));
+  rig.check(conversation("Weather?", "Sunny.", "Rome, Italy"));
+  rig.check(conversation("Weather?", "Sunny.", "L'Aquila"));
+  EXPECT_EQ(rig.cache.stats().hits, 0u);
+  EXPECT_EQ(rig.cache.stats().refused_shapes, 1u);
+}
+
+// A template that fails on the conversation fails the same way through the
+// cache.
+TEST(ConvertRenderCache, FailuresAreKeptAsFailures) {
+  Rig rig(
+      R"({% if messages[-1].role == 'user' and not add_generation_prompt %}{{ raise_exception('ends with a user turn') }}{% endif %}{% for m in messages %}{{ m.content }};{% endfor %})");
+  rig.check(R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])");
+  rig.check(R"([{"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}])");
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
+TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheSource) {
+  TestedLiterals l = tested_literals(
+      R"(text 'not in a tag' in {% if '</think>' in c and c.startswith("<tool_response>") %}{{ c.rstrip('\n') }}{% endif %}{{ r == 'user' }}{{ 'x' + c }})");
+  EXPECT_EQ(l.contained, (std::vector<std::string>{"</think>", "<tool_response>"}));
+  EXPECT_EQ(l.compared, (std::vector<std::string>{"user"}));
+  EXPECT_EQ(l.end_chars, "\n");
+}
+
+// Every corpus template, natively and with polyfills, on the corpus
+// conversations varied five ways (plain, texts with tested strings, padded
+// texts, quotes, plain again): the labels with reuse equal the labels without
+// it, and reuse happens.
+TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
+  std::vector<Value> contexts;
+  for (const auto& e : fs::directory_iterator("tests/corpus/contexts")) {
+    Value ctx = json::parse_file(e.path().string());
+    const Value* cont = ctx.dict_obj().find("continue_final_message");
+    if (!(cont && cont->is_bool() && cont->as_bool())) contexts.push_back(ctx);
+  }
+  auto varied = [](const Value& ctx, int v) {
+    Value c = json::parse(json::dumps(ctx));
+    Value row = Value::dict();
+    for (const auto& [k, x] : c.dict_obj().entries)
+      if (k.str() == "messages" || k.str() == "tools" || k.str() == "documents") row.dict_obj().set(k, x);
+    static const char* tails[] = {" (#1)", " (#2) with </think> and <tool_call>", " (#3) padded \n",
+                                  " (#4) \"quoted\" it's", " (#5)"};
+    for (auto& m : row.dict_obj().find("messages")->list_obj().items) {
+      const Value* content = m.dict_obj().find("content");
+      if (content && content->is_str() && !content->str().empty())
+        m.dict_obj().set(Value::string("content"), Value::string(content->str() + tails[v]));
+    }
+    return read_openai(row);
+  };
+  size_t labeled = 0, reused = 0;
+  for (const auto& e : fs::directory_iterator("tests/corpus/templates")) {
+    if (e.path().extension() != ".jinja") continue;
+    const std::string name = e.path().stem().string();
+    for (bool polyfill : {false, true}) {
+      LabelOptions with;
+      std::string tokens = "tests/corpus/templates/" + name + ".tokens.json";
+      if (fs::exists(tokens)) with.special_tokens = json::parse_file(tokens);
+      if (polyfill) with.polyfills = chat::PolyfillOptions{};
+      LabelOptions without = with;
+      without.reuse_renders = false;
+      Labeler a(e.path().string(), with), b(e.path().string(), without);
+      for (const Value& ctx : contexts)
+        for (int v = 0; v < 5; ++v) {
+          SCOPED_TRACE(name + (polyfill ? " (polyfill)" : "") + " variant " + std::to_string(v));
+          Sample s = varied(ctx, v);
+          std::string ea, eb;
+          Labeled la, lb;
+          try {
+            la = a.label(s);
+          } catch (const Error& x) {
+            ea = x.message();
+          }
+          try {
+            lb = b.label(s);
+          } catch (const Error& x) {
+            eb = x.message();
+          }
+          ASSERT_EQ(ea, eb);
+          ASSERT_EQ(la.rows.size(), lb.rows.size());
+          for (size_t r = 0; r < la.rows.size(); ++r) ASSERT_EQ(row_json(la.rows[r]), row_json(lb.rows[r]));
+          ASSERT_EQ(la.turns.size(), lb.turns.size());
+          for (size_t t = 0; t < la.turns.size(); ++t) {
+            EXPECT_EQ(la.turns[t].served, lb.turns[t].served);
+            EXPECT_EQ(la.turns[t].reason, lb.turns[t].reason);
+          }
+          ++labeled;
+          reused += la.reused_renders;
+          EXPECT_FALSE(lb.reused_renders);
+        }
+    }
+  }
+  // Reuse is what the test is about: a conversation of a known shape is put
+  // together.
+  EXPECT_GT(reused * 4, labeled) << reused << " of " << labeled;
+}
