@@ -31,6 +31,7 @@ struct ConvertArgs {
   size_t max_length = 0;
   int threads = 2;
   bool train_on_prompt = false, last_turn_only = false, split = false, check = false, no_progress = false,
+       no_render_reuse = false,
        strict = false;
 };
 
@@ -131,6 +132,7 @@ int run_convert(const ConvertArgs& a) {
   }
   if (a.kwargs) cfg.label.kwargs = parse_kwargs(*a.kwargs);
   cfg.label.clock = parse_now(a.now);
+  cfg.label.reuse_renders = !a.no_render_reuse;
   if (a.special_tokens) {
     Value v = json::parse_file(*a.special_tokens);
     if (!v.is_dict()) throw Failure(*a.special_tokens + ": expected a JSON object of special tokens");
@@ -183,6 +185,9 @@ Verb add_convert(CLI::App& root) {
   app->add_option("--max-length", a->max_length, "with --tokenizer: keep the first N tokens of a longer row (dropped if nothing trained is left)")
       ->check(CLI::PositiveNumber);
   app->add_option("--threads", a->threads, "worker threads")->check(CLI::Range(1, 256));
+  app->add_flag("--no-render-reuse", a->no_render_reuse,
+                "render every conversation itself, never reusing the renders of one with the same shape "
+                "(slower; for a template that branches on a text's length)");
   app->add_flag("--no-progress", a->no_progress, "no progress line, even on a terminal (never drawn when stderr is not one)");
   app->add_option("IN", a->input, "input JSON lines, or - for stdin")->required();
   app->add_option("OUT", a->output, "output JSON lines, or - for stdout")->required();

@@ -270,6 +270,21 @@ class TemplateErrors(Tmp):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("--now", p.stderr)
 
+    def test_no_render_reuse_renders_every_conversation(self):
+        # Renders are reused across conversations of one shape unless told not to; a template that
+        # branches on a text's length is what the reuse cannot see (README, convert).
+        t = self.path("len.jinja")
+        write(t, "{% for m in messages %}[{% if m.content|length > 200 %}LONG{% else %}{{ m.content }}{% endif %}]"
+                 "{% endfor %}")
+        rows = self.path("rows.jsonl")
+        long_text = "x" * 300
+        write(rows, "".join(json.dumps({"conversations": [{"from": "human", "value": q}, {"from": "gpt", "value": a}]}) + "\n"
+                            for q, a in [("hi", "yo"), ("hey", long_text)]))
+        out = self.path("out.jsonl")
+        p = run("convert", "--from", "sharegpt", "--model", t, "--no-render-reuse", rows, out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([json.loads(l)["text"] for l in read(out).splitlines()], ["[hi][yo]", "[hey][LONG]"])
+
     def test_special_tokens_file_has_one_name_in_every_verb(self):
         # detect/check/parse called it --tokens, convert --special-tokens: both names work everywhere.
         t = self.path("bos.jinja")
