@@ -240,15 +240,14 @@ struct Labeler::Impl {
   }
 
   chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
-    Value v = Value::dict();
+    DictBuilder v;
     for (const auto& [k, val] : ctx.dict_obj().entries)
       if (!(k.is_str() && (k.str() == "messages" || k.str() == "add_generation_prompt" || k.str() == "continue_final_message")))
-        v.dict_obj().set(k, val);
+        v.add(k, val);
     const auto& all = messages.items();
     std::vector<Value> part(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(count, all.size())));
-    v.dict_obj().set(Value::string("messages"), Value::list(std::move(part)));
-    v.dict_obj().set(Value::string("add_generation_prompt"), Value::boolean(agp));
-    chat::PreparedCase pc = chat::prepare_case(v, set.special_tokens);
+    v.add("messages", Value::list(std::move(part))).add("add_generation_prompt", agp);
+    chat::PreparedCase pc = chat::prepare_case(v.build(), set.special_tokens);
     return chat::render_prepared(*c.t, pc, opts.clock);
   }
 };
