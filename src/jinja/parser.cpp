@@ -9,9 +9,12 @@ namespace {
 using EndTokens = std::vector<std::string>;  // "endfor", "else" (all are name tokens)
 
 // Jinja2's parser takes these as keyword flags; here each call names its choice.
-enum class EndTag : bool { Keep, Drop };          // parse_statements(drop_needle=...): consume the end tag
-enum class FilterStart : bool { AtPipe, AtName };  // parse_filter(start_inline=...): `|` already consumed
-enum class UnaryFilters : bool { Leave, Apply };   // parse_unary(with_filter=...): Leave for `-`'s operand, so `-x|f` is `(-x)|f`
+// parse_statements(drop_needle=...): whether the end tag is consumed.
+enum class EndTag : bool { Keep, Drop };
+// parse_filter(start_inline=...): AtName for `{% filter f %}`, where no `|` comes first.
+enum class FilterStart : bool { AtPipe, AtName };
+// parse_unary(with_filter=...): Leave for the operand of `-`, so that `-x|f` is `(-x)|f`.
+enum class UnaryFilters : bool { Leave, Apply };
 
 class Parser {
  public:

@@ -324,7 +324,8 @@ class Interp final : public Renderer {
   }
   static const Value* dict_key(const GetitemExpr* g, const Value& obj) {
     if (!obj.is_dict()) return nullptr;
-    if (const Value* v = g->slot_hint.find(obj.dict_obj(), static_cast<const ConstExpr*>(g->index)->value.str())) return v;
+    const std::string& key = static_cast<const ConstExpr*>(g->index)->value.str();
+    if (const Value* v = g->slot_hint.find(obj.dict_obj(), key)) return v;
     return &g->dict_missing;
   }
   Value eval_compare(const CompareExpr* c);
