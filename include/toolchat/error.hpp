@@ -49,6 +49,16 @@ enum class ErrorKind : uint8_t {
 const char* error_kind_name(ErrorKind k);
 // The kind for a Python exception class name (unknown names map to TemplateError).
 ErrorKind error_kind_from_name(const std::string& name);
+// Jinja2's own exception classes (jinja2.exceptions: TemplateError and its subclasses, with
+// FilterArgumentError): only a template raises them.
+bool is_jinja_error_kind(ErrorKind k);
+
+class Error;
+// Whether the template failed, rather than its input or the work around it: an error of a Jinja2
+// kind, or any error raised at a place in a template (a TypeError while rendering). A LimitError
+// without a position is a limit on an input (a file, a JSON document, the template's own size).
+// The CLI's exit code 3 and the Python module's classes follow this one rule (docs/design.md).
+bool is_template_failure(const Error& e);
 
 // A template's name and text, shared by the compiled template and its errors.
 struct SourceText {

@@ -246,8 +246,17 @@ struct DictObj final : Obj {
 class DictBuilder {
  public:
   DictBuilder() : v_(Value::dict()) {}
+  // Starts from a copy of the dict `base` (its entries in order; `base` itself is not changed,
+  // so a shared dict stays as its holders saw it): DictBuilder(schema).add("type", t).build().
+  // Error(TypeError) when `base` is not a dict.
+  explicit DictBuilder(const Value& base);
   DictBuilder& add(std::string_view key, Value value) {
     v_.dict_obj().set(Value::string(key), std::move(value));
+    return *this;
+  }
+  // A key that already is a Value is shared, not copied (any hashable value, as Python's dict).
+  DictBuilder& add(Value key, Value value) {
+    v_.dict_obj().set(std::move(key), std::move(value));
     return *this;
   }
   DictBuilder& add(std::string_view key, const char* s) { return add(key, Value::string(s)); }
@@ -282,7 +291,22 @@ class ListBuilder {
 
 // ---- Python semantics (value_ops.cpp, value_repr.cpp) ----
 size_t py_hash(const Value& v);          // consistent with py_equal for hashable values
-bool truthy(const Value& v);             // raises nothing: Undefined is falsy
+// bool(v); raises nothing: Undefined is falsy. Inline: every `if` and `and`/`or` of a template
+// asks it (the few object kinds with a truth of their own are looked at out of line).
+bool truthy_object(const Value& v);
+inline bool truthy(const Value& v) {
+  switch (v.type()) {
+    case Type::Undefined: case Type::None: return false;
+    case Type::Bool: return v.as_bool();
+    case Type::Int: return v.as_int() != 0;
+    case Type::Float: return v.as_float() != 0.0;
+    case Type::Str: return !v.str().empty();
+    case Type::List: return !v.items().empty();
+    case Type::Dict: return v.dict_obj().size() != 0;
+    case Type::Object: return truthy_object(v);
+  }
+  return true;
+}
 bool py_equal(const Value& a, const Value& b);
 // The ordering operators of Python's rich comparison.
 enum class Order : uint8_t { Lt, Le, Gt, Ge };

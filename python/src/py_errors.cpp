@@ -10,20 +10,9 @@ namespace pyb = pybind11;
 
 namespace {
 
-// Kinds toolchat.errors defines (Jinja2's names, plus LimitError).
-bool is_template_kind(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::TemplateSyntaxError:
-    case ErrorKind::TemplateAssertionError:
-    case ErrorKind::TemplateRuntimeError:
-    case ErrorKind::TemplateError:
-    case ErrorKind::UndefinedError:
-    case ErrorKind::SecurityError:
-    case ErrorKind::FilterArgumentError:
-    case ErrorKind::LimitError: return true;
-    default: return false;
-  }
-}
+// Kinds toolchat._errors defines a class for: Jinja2's (is_jinja_error_kind), plus toolchat's own
+// LimitError, which a template reaching a limit and an input over one both raise.
+bool has_toolchat_class(ErrorKind k) { return is_jinja_error_kind(k) || k == ErrorKind::LimitError; }
 
 PyObject* builtin_class(ErrorKind k) {
   switch (k) {
@@ -65,7 +54,7 @@ pyb::module_& errors_module() {
 }  // namespace
 
 PyObject* exception_class(ErrorKind kind) {
-  if (!is_template_kind(kind)) return builtin_class(kind);
+  if (!has_toolchat_class(kind)) return builtin_class(kind);
   return errors_module().attr(error_kind_name(kind)).ptr();
 }
 

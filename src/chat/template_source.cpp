@@ -57,15 +57,17 @@ Value read_config(TemplateSet& set, const fs::path& p) {
   Value cfg = json::parse_file(p.string());
   if (!cfg.is_dict()) return Value();
   auto& d = cfg.dict_obj();
+  DictBuilder tokens(set.special_tokens);
   for (const char* key : kSpecialKeys) {
     const Value* v = d.find(key);
-    if (v && !v->is_none()) set.special_tokens.dict_obj().set(Value::string(key), token_text(*v));
+    if (v && !v->is_none()) tokens.add(key, token_text(*v));
   }
   if (const Value* extra = d.find("additional_special_tokens"); extra && extra->is_list() && !extra->items().empty()) {
     std::vector<Value> toks;
     for (const auto& t : extra->items()) toks.push_back(token_text(t));
-    set.special_tokens.dict_obj().set(Value::string("additional_special_tokens"), Value::list(std::move(toks)));
+    tokens.add("additional_special_tokens", Value::list(std::move(toks)));
   }
+  set.special_tokens = tokens.build();
   const Value* t = d.find("chat_template");
   return t ? *t : Value();
 }

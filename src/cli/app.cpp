@@ -42,20 +42,7 @@ std::string describe_error(const Error& e) {
   return std::string(error_kind_name(e.kind())) + ": " + e.message();
 }
 
-int exit_code_of(const Error& e) {
-  switch (e.kind()) {
-    case ErrorKind::TemplateSyntaxError:
-    case ErrorKind::TemplateAssertionError:
-    case ErrorKind::TemplateRuntimeError:
-    case ErrorKind::TemplateError:
-    case ErrorKind::UndefinedError:
-    case ErrorKind::SecurityError:
-      return kTemplate;
-    default:
-      // Errors raised inside a template carry its position; input and file errors do not.
-      return e.source() ? kTemplate : kFailed;
-  }
-}
+int exit_code_of(const Error& e) { return is_template_failure(e) ? kTemplate : kFailed; }
 
 int run_verb(const std::string& verb, const std::function<int()>& body) {
   const std::string who = "toolchat " + verb + ": ";

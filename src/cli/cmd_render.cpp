@@ -104,7 +104,6 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
   std::string out;
   while (std::getline(*in, line)) {
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-    Value result = Value::dict();
     Value id = Value::none();
     chat::CaseResult r;
     double render_us = -1, compile_us = -1;
@@ -134,14 +133,12 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
       r.error = error_kind_name(e.kind());
       r.message = e.message();
     }
-    result.dict_obj().set(Value::string("id"), id);
+    DictBuilder result;
+    result.add("id", id);
     Value body = chat::case_result_json(r);
-    for (auto& [k, v] : body.dict_obj().entries) result.dict_obj().set(k, v);
-    if (repeat > 0 && r.ok) {
-      result.dict_obj().set(Value::string("render_us"), Value::floating(render_us));
-      result.dict_obj().set(Value::string("compile_us"), Value::floating(compile_us));
-    }
-    out += dumps(result);
+    for (auto& [k, v] : body.dict_obj().entries) result.add(k, v);
+    if (repeat > 0 && r.ok) result.add("render_us", render_us).add("compile_us", compile_us);
+    out += dumps(result.build());
     out += '\n';
     if (out.size() > (1u << 16)) {
       std::fwrite(out.data(), 1, out.size(), stdout);

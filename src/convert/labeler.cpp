@@ -275,21 +275,20 @@ struct Labeler::Impl {
   }
 
   // The context without the messages and the flags each render sets.
-  static Value variables_of(const Value& ctx) {
-    Value v = Value::dict();
+  static DictBuilder variables_of(const Value& ctx) {
+    DictBuilder v;
     for (const auto& [k, val] : ctx.dict_obj().entries)
       if (!(k.is_str() && (k.str() == "messages" || k.str() == "add_generation_prompt" || k.str() == "continue_final_message")))
-        v.dict_obj().set(k, val);
+        v.add(k, val);
     return v;
   }
 
   chat::CaseResult render(const Compiled& c, const Value& ctx, const Value& messages, size_t count, bool agp) {
-    Value v = variables_of(ctx);
+    DictBuilder v = variables_of(ctx);
     const auto& all = messages.items();
     std::vector<Value> part(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(count, all.size())));
-    v.dict_obj().set(Value::string("messages"), Value::list(std::move(part)));
-    v.dict_obj().set(Value::string("add_generation_prompt"), Value::boolean(agp));
-    chat::PreparedCase pc = chat::prepare_case(v, set.special_tokens);
+    v.add("messages", Value::list(std::move(part))).add("add_generation_prompt", agp);
+    chat::PreparedCase pc = chat::prepare_case(v.build(), set.special_tokens);
     return chat::render_prepared(*c.t, pc, opts.clock);
   }
 
@@ -298,7 +297,7 @@ struct Labeler::Impl {
   std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
                                         const std::vector<RenderKey>& keys) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx), keys, fn);
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn);
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));

@@ -123,8 +123,7 @@ class ChatGlm3Parser final : public GlmSegmentParser {
     }
     Value args;
     if (name_ == "interpreter") {
-      args = Value::dict();
-      args.dict_obj().set(Value::string("code"), Value::string(code));
+      args = DictBuilder().add("code", code).build();
     } else {
       std::string err;
       auto kw = pylit::parse_call_kwargs(code, "tool_call", &err);

@@ -3,7 +3,7 @@
 #include "value/json.hpp"
 #include "value/utf8_check.hpp"
 
-namespace toolchat::dialects::fastjson {
+namespace toolchat::dialects::compact_json_text {
 namespace {
 
 constexpr size_t kMaxKeys = 16;   // duplicate keys are looked for among at most this many per object
@@ -187,4 +187,4 @@ bool read_call_list(std::string_view text, std::initializer_list<std::string_vie
   return true;
 }
 
-}  // namespace toolchat::dialects::fastjson
+}  // namespace toolchat::dialects::compact_json_text

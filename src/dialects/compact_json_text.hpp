@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace toolchat::dialects::fastjson {
+namespace toolchat::dialects::compact_json_text {
 
 // True when `text` is a JSON object that json::parse then compact_json would reproduce byte for
 // byte: valid UTF-8, no escapes in strings, integers of at most 18 digits (no "-0", fractions or
@@ -29,4 +29,4 @@ bool read_call_object(std::string_view text, std::initializer_list<std::string_v
 bool read_call_list(std::string_view text, std::initializer_list<std::string_view> args_keys, bool keep_id,
                     std::vector<CallText>* out);
 
-}  // namespace toolchat::dialects::fastjson
+}  // namespace toolchat::dialects::compact_json_text

@@ -136,9 +136,7 @@ std::optional<std::string> Builder::alternatives(const Value& schema, const std:
   if (!type || !type->is_list()) return std::nullopt;
   std::string body;
   for (const Value& t : type->items()) {  // a type list: one alternative per type, the rest shared
-    Value one = Value::dict();
-    one.dict_obj().entries = schema.dict_obj().entries;
-    one.dict_obj().set(Value::string("type"), t);
+    Value one = DictBuilder(schema).add("type", t).build();
     body += (body.empty() ? "" : " | ") + (this->*of)(one, hint + "-" + (t.is_str() ? t.str() : "t"));
   }
   return body.empty() ? std::string() : rule(hint, body);

@@ -145,7 +145,7 @@ class QwenAgentParser final : public scan::ThinkParser {
       // Minified by the scanner, canonical arguments go out as they are (no parse).
       scan::JsonScanner min;
       if (min.feed(s) == s.size() && min.state() == scan::JsonScanner::State::Done &&
-          fastjson::is_canonical_object(min.text())) {
+          compact_json_text::is_canonical_object(min.text())) {
         emit_call_args(sink, "", name_, min.text());
         stop_recording();  // after: an unknown tool's text is the recording (note_call)
         return;

@@ -184,23 +184,14 @@ Value ParsedMessage::to_json(bool with_warnings) const {
   d.set(Value::string("reasoning_content"), reasoning_content.empty() ? Value::none() : Value::string(reasoning_content));
   std::vector<Value> calls;
   for (const ParsedCall& c : tool_calls) {
-    Value f = Value::dict();
-    f.dict_obj().set(Value::string("name"), Value::string(c.name));
-    f.dict_obj().set(Value::string("arguments"), Value::string(c.arguments));
-    Value t = Value::dict();
-    t.dict_obj().set(Value::string("id"), Value::string(c.id));
-    t.dict_obj().set(Value::string("type"), Value::string("function"));
-    t.dict_obj().set(Value::string("function"), f);
-    calls.push_back(t);
+    Value f = DictBuilder().add("name", c.name).add("arguments", c.arguments).build();
+    calls.push_back(DictBuilder().add("id", c.id).add("type", "function").add("function", f).build());
   }
   d.set(Value::string("tool_calls"), Value::list(std::move(calls)));
   if (with_warnings) {
     std::vector<Value> ws;
     for (const Warning& w : warnings) {
-      Value x = Value::dict();
-      x.dict_obj().set(Value::string("kind"), Value::string(warning_kind_name(w.kind)));
-      x.dict_obj().set(Value::string("detail"), Value::string(w.detail));
-      ws.push_back(x);
+      ws.push_back(DictBuilder().add("kind", warning_kind_name(w.kind)).add("detail", w.detail).build());
     }
     d.set(Value::string("warnings"), Value::list(std::move(ws)));
   }

@@ -380,7 +380,7 @@ void ParserBase::abandon_call(Sink& sink, WarningKind k, std::string detail, boo
 
 std::optional<CallArgs> call_args(std::string_view json_text) {
   CallArgs a;
-  if (fastjson::is_canonical_object(json_text)) {
+  if (compact_json_text::is_canonical_object(json_text)) {
     a.canonical = true;
     a.text.assign(json_text);
     return a;
@@ -398,7 +398,7 @@ void ParserBase::emit_call(Sink& sink, std::string id, const std::string& name, 
 
 bool ParserBase::emit_call_object(Sink& sink, const std::string& json_text,
                                   std::initializer_list<std::string_view> args_keys, bool keep_id) {
-  if (fastjson::CallText ct; fastjson::read_call_object(json_text, args_keys, keep_id, &ct)) {
+  if (compact_json_text::CallText ct; compact_json_text::read_call_object(json_text, args_keys, keep_id, &ct)) {
     emit_call_args(sink, std::string(ct.id), std::string(ct.name), std::string(ct.args));
     return true;
   }
@@ -438,7 +438,7 @@ bool ParserBase::emit_call_value(Sink& sink, const Value& v, std::initializer_li
 
 bool ParserBase::emit_call_list(Sink& sink, const std::string& json_text,
                                 std::initializer_list<std::string_view> args_keys, bool keep_id) {
-  if (std::vector<fastjson::CallText> calls; fastjson::read_call_list(json_text, args_keys, keep_id, &calls)) {
+  if (std::vector<compact_json_text::CallText> calls; compact_json_text::read_call_list(json_text, args_keys, keep_id, &calls)) {
     for (const auto& ct : calls) emit_call_args(sink, std::string(ct.id), std::string(ct.name), std::string(ct.args));
     return true;
   }

@@ -80,7 +80,7 @@ class JsonScanner {
 };
 
 // A call's arguments read from JSON text (a JsonScanner's): kept as the text itself when it is
-// canonical compact JSON (fastjson::is_canonical_object: what parsing and dumping would give back),
+// canonical compact JSON (compact_json_text::is_canonical_object: what parsing and dumping would give back),
 // else parsed.
 struct CallArgs {
   bool canonical = false;

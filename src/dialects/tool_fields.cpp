@@ -58,11 +58,10 @@ std::vector<ToolFields> tool_fields(const Value& tools) {
 }
 
 Value ToolFields::function_json() const {
-  Value f = Value::dict();
-  f.dict_obj().set(Value::string("name"), Value::string(name));
-  f.dict_obj().set(Value::string("description"), Value::string(description));
-  if (!parameters.is_undefined()) f.dict_obj().set(Value::string("parameters"), parameters);
-  return f;
+  DictBuilder f;
+  f.add("name", name).add("description", description);
+  if (!parameters.is_undefined()) f.add("parameters", parameters);
+  return f.build();
 }
 
 }  // namespace toolchat::dialects

@@ -3,7 +3,7 @@
 
 #include "chat/conv_util.hpp"
 #include "gateway/api_error.hpp"
-#include "gateway/completion.hpp"
+#include "gateway/gateway.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::agent {

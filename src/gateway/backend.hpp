@@ -67,7 +67,7 @@ class Backend {
   // Whether GenRequest::grammar is honoured (llama.cpp's GBNF).
   virtual bool takes_grammar() const = 0;
   // Whether the backend constrains output to a JSON schema given in GenRequest::response_format
-  // (Ollama's `format`): tool_choice then asks for the calls as one JSON object (completion.hpp).
+  // (Ollama's `format`): tool_choice then asks for the calls as one JSON object (gateway.hpp).
   virtual bool takes_json_schema() const = 0;
   // Whether the backend wants messages (ollama-chat) instead of a prompt.
   virtual bool wants_messages() const = 0;

@@ -345,10 +345,10 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
   }
   // The chat layer's own checks (content shapes, tool call arguments, ...), with its JSON paths.
   try {
-    Value probe = Value::dict();
-    probe.dict_obj().set(Value::string("messages"), r.messages);
-    if (r.has_tools()) probe.dict_obj().set(Value::string("tools"), r.tools);
-    (void)chat::from_openai_json(probe);
+    DictBuilder probe;
+    probe.add("messages", r.messages);
+    if (r.has_tools()) probe.add("tools", r.tools);
+    (void)chat::from_openai_json(probe.build());
   } catch (const Error& e) {
     const std::string& msg = e.message();
     size_t colon = msg.find(": ");
@@ -400,12 +400,12 @@ ChatRequest parse_chat_request(std::string_view body, const Limits& lim) {
     if (!kw->is_dict()) wrong_type("chat_template_kwargs", "an object", *kw);
     if (kw->dict_obj().find("chat_template"))
       unsupported("chat_template_kwargs.chat_template", "request-supplied chat templates are refused; the served model's template is used");
-    r.template_kwargs.dict_obj().entries = kw->dict_obj().entries;
+    r.template_kwargs = DictBuilder(*kw).build();
   }
   if (const Value* eff = field(req, "reasoning_effort")) {
     if (!eff->is_str()) wrong_type("reasoning_effort", "a string", *eff);
     if (!r.template_kwargs.dict_obj().find("reasoning_effort"))
-      r.template_kwargs.dict_obj().set(Value::string("reasoning_effort"), *eff);
+      r.template_kwargs = DictBuilder(r.template_kwargs).add("reasoning_effort", *eff).build();
   }
   if (const Value* rf = field(req, "reasoning_format")) {
     if (!rf->is_str()) wrong_type("reasoning_format", "a string", *rf);

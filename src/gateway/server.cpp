@@ -15,7 +15,7 @@
 #include "gateway/access_log.hpp"
 #include "gateway/api_error.hpp"
 #include "gateway/client_watch.hpp"
-#include "gateway/completion.hpp"
+#include "gateway/gateway.hpp"
 #include "gateway/http_server.hpp"
 #include "gateway/stream_job.hpp"
 #include "value/json.hpp"

@@ -91,7 +91,13 @@ struct ArgList {
   Expr* dyn_kwargs = nullptr;
 };
 
-struct CallExpr : Expr { Expr* callee; ArgList a; CallExpr(uint32_t p, Expr* c) : Expr(EK::Call, p), callee(c) {} };
+struct CallExpr : Expr {
+  Expr* callee; ArgList a;
+  // For `s.name(...)` on a plain str: the method found last time (a name picks the same method on
+  // every plain str). Relaxed: renders on several threads store the same pointer.
+  mutable std::atomic<FilterFn> str_method{nullptr};
+  CallExpr(uint32_t p, Expr* c) : Expr(EK::Call, p), callee(c) {}
+};
 struct FilterExpr : Expr {
   Expr* operand;  // null in filter blocks / set blocks: the body's output is the operand
   std::string name; ArgList a;

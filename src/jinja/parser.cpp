@@ -8,6 +8,14 @@ namespace {
 
 using EndTokens = std::vector<std::string>;  // "endfor", "else" (all are name tokens)
 
+// Jinja2's parser takes these as keyword flags; here each call names its choice.
+// parse_statements(drop_needle=...): whether the end tag is consumed.
+enum class EndTag : bool { Keep, Drop };
+// parse_filter(start_inline=...): AtName for `{% filter f %}`, where no `|` comes first.
+enum class FilterStart : bool { AtPipe, AtName };
+// parse_unary(with_filter=...): Leave for the operand of `-`, so that `-x|f` is `(-x)|f`.
+enum class UnaryFilters : bool { Leave, Apply };
+
 class Parser {
  public:
   Parser(const std::vector<Token>& t, Arena& a, SymbolTable& s, const EngineLimits& l, const Error* lex_error)
@@ -171,7 +179,7 @@ class Parser {
     return body;
   }
 
-  Body parse_statements(const EndTokens& end, bool drop_needle) {
+  Body parse_statements(const EndTokens& end, EndTag end_tag) {
     skip_if(Tok::Colon);
     expect(Tok::BlockEnd);
     Body body = subparse(&end);
@@ -180,7 +188,7 @@ class Parser {
       stack.push_back(end);
       fail_ut_eof(nullptr, stack, cur().pos);
     }
-    if (drop_needle) advance();
+    if (end_tag == EndTag::Drop) advance();
     return body;
   }
 
@@ -207,7 +215,7 @@ class Parser {
     else if (name == "generation" || name == "autoescape" || name == "block") {
       advance();
       std::string endtag = "end" + name;
-      if (name == "autoescape") parse_expression(true);
+      if (name == "autoescape") parse_expression();
       std::string block_name;
       bool scoped = false;
       if (name == "block") {
@@ -220,7 +228,7 @@ class Parser {
       auto* s = arena_.stmt<BodyStmt>(name == "generation" ? SK::Generation : SK::Block, pos);
       s->name = block_name;
       s->scoped = scoped;
-      s->body = parse_statements({endtag}, true);
+      s->body = parse_statements({endtag}, EndTag::Drop);
       if (name == "block" && is(Tok::Name) && cur().text == block_name) advance();
       out.push_back(s);
     } else if (name == "break" || name == "continue") {
@@ -228,7 +236,7 @@ class Parser {
       out.push_back(arena_.stmt<Stmt>(name == "break" ? SK::Break : SK::Continue, pos));
     } else {  // extends, include, import, from: there is no loader in this environment
       advance();
-      parse_expression(true);
+      parse_expression();
       if (name == "import") {
         expect_name("as");
         expect(Tok::Name);
@@ -249,10 +257,10 @@ class Parser {
     expect_name("in");
     Expr* iter = parse_tuple({.with_condexpr = false, .extra_end = "recursive"});
     auto* f = arena_.stmt<ForStmt>(pos, target, iter);
-    if (skip_name("if")) f->filter = parse_expression(true);
+    if (skip_name("if")) f->filter = parse_expression();
     f->recursive = skip_name("recursive");
-    f->body = parse_statements({"endfor", "else"}, false);
-    if (advance().text != "endfor") f->else_body = parse_statements({"endfor"}, true);
+    f->body = parse_statements({"endfor", "else"}, EndTag::Keep);
+    if (advance().text != "endfor") f->else_body = parse_statements({"endfor"}, EndTag::Drop);
     return f;
   }
 
@@ -260,11 +268,11 @@ class Parser {
     auto* s = arena_.stmt<IfStmt>(advance().pos);
     while (true) {
       Expr* test = parse_tuple({.with_condexpr = false});
-      Body body = parse_statements({"elif", "else", "endif"}, false);
+      Body body = parse_statements({"elif", "else", "endif"}, EndTag::Keep);
       s->branches.emplace_back(test, std::move(body));
       const Token& t = advance();
       if (t.text == "elif") continue;
-      if (t.text == "else") s->else_body = parse_statements({"endif"}, true);
+      if (t.text == "else") s->else_body = parse_statements({"endif"}, EndTag::Drop);
       break;
     }
     return s;
@@ -275,8 +283,8 @@ class Parser {
     Expr* target = parse_assign_target({.with_ns = true});
     if (skip_if(Tok::Assign)) return arena_.stmt<SetStmt>(pos, target, parse_tuple({}));
     auto* s = arena_.stmt<SetBlockStmt>(pos, target);
-    s->filter = parse_filter(nullptr, false);
-    s->body = parse_statements({"endset"}, true);
+    s->filter = parse_filter(nullptr, FilterStart::AtPipe);
+    s->body = parse_statements({"endset"}, EndTag::Drop);
     return s;
   }
 
@@ -288,7 +296,7 @@ class Parser {
       std::string n(t.text);
       check_assignable_name(n, t.pos);
       if (skip_if(Tok::Assign)) {
-        def.defaults.push_back(parse_expression(true));
+        def.defaults.push_back(parse_expression());
       } else if (!def.defaults.empty()) {
         fail("non-default argument follows default argument");
       }
@@ -312,7 +320,7 @@ class Parser {
     m->def.name = n;
     m->def.pos = pos;
     parse_signature(m->def);
-    m->def.body = parse_statements({"endmacro"}, true);
+    m->def.body = parse_statements({"endmacro"}, EndTag::Drop);
     return m;
   }
 
@@ -322,17 +330,17 @@ class Parser {
     c->def.name = "caller";
     c->def.pos = pos;
     if (is(Tok::LParen)) parse_signature(c->def);
-    Expr* call = parse_expression(true);
+    Expr* call = parse_expression();
     if (call->kind != EK::Call) fail("expected call", pos);
     c->call = static_cast<CallExpr*>(call);
-    c->def.body = parse_statements({"endcall"}, true);
+    c->def.body = parse_statements({"endcall"}, EndTag::Drop);
     return c;
   }
 
   Stmt* parse_filter_block() {
     auto* f = arena_.stmt<FilterBlockStmt>(advance().pos);
-    f->filter = parse_filter(nullptr, true);
-    f->body = parse_statements({"endfilter"}, true);
+    f->filter = parse_filter(nullptr, FilterStart::AtName);
+    f->body = parse_statements({"endfilter"}, EndTag::Drop);
     return f;
   }
 
@@ -342,9 +350,9 @@ class Parser {
       if (!w->assigns.empty()) expect(Tok::Comma);
       Expr* target = parse_assign_target({});
       expect(Tok::Assign);
-      w->assigns.emplace_back(target, parse_expression(true));
+      w->assigns.emplace_back(target, parse_expression());
     }
-    w->body = parse_statements({"endwith"}, true);
+    w->body = parse_statements({"endwith"}, EndTag::Drop);
     return w;
   }
 
@@ -354,7 +362,7 @@ class Parser {
     while (!is(Tok::BlockEnd)) {
       if (!first) expect(Tok::Comma);
       first = false;
-      Expr* e = parse_expression(true);
+      Expr* e = parse_expression();
       out.push_back(arena_.stmt<PrintStmt>(e->pos, e));
     }
   }
@@ -386,7 +394,7 @@ class Parser {
 
   // ---- expressions ----
 
-  Expr* parse_expression(bool with_condexpr) {
+  Expr* parse_expression(bool with_condexpr = true) {
     DepthGuard g(*this);
     return with_condexpr ? parse_condexpr() : parse_or();
   }
@@ -507,35 +515,35 @@ class Parser {
 
   Expr* parse_pow() {
     uint32_t pos = cur().pos;
-    Expr* l = parse_unary(true);
+    Expr* l = parse_unary(UnaryFilters::Apply);
     ChainGuard chain(*this);
     while (skip_if(Tok::Pow)) {
       chain.link();
-      l = arena_.expr<BinaryExpr>(pos, BinOp::Pow, l, parse_unary(true));
+      l = arena_.expr<BinaryExpr>(pos, BinOp::Pow, l, parse_unary(UnaryFilters::Apply));
       pos = cur().pos;
     }
     return l;
   }
 
-  Expr* parse_unary(bool with_filter) {
+  Expr* parse_unary(UnaryFilters filters) {
     DepthGuard g(*this);
     uint32_t pos = cur().pos;
     Expr* node;
     if (is(Tok::Sub)) {
       advance();
-      node = arena_.expr<UnaryExpr>(EK::Neg, pos, parse_unary(false));
+      node = arena_.expr<UnaryExpr>(EK::Neg, pos, parse_unary(UnaryFilters::Leave));
     } else if (is(Tok::Add)) {
       advance();
-      node = arena_.expr<UnaryExpr>(EK::Pos, pos, parse_unary(false));
+      node = arena_.expr<UnaryExpr>(EK::Pos, pos, parse_unary(UnaryFilters::Leave));
     } else {
-      node = parse_primary(false);
+      node = parse_primary();
     }
     node = parse_postfix(node);
-    if (with_filter) node = parse_filter_expr(node);
+    if (filters == UnaryFilters::Apply) node = parse_filter_expr(node);
     return node;
   }
 
-  Expr* parse_primary(bool with_ns) {
+  Expr* parse_primary(bool with_ns = false) {
     const Token& t = cur();
     if (t.type == Tok::Name) {
       advance();
@@ -612,7 +620,7 @@ class Parser {
     while (!is(Tok::RBracket)) {
       if (!l->items.empty()) expect(Tok::Comma);
       if (is(Tok::RBracket)) break;
-      l->items.push_back(parse_expression(true));
+      l->items.push_back(parse_expression());
     }
     expect(Tok::RBracket);
     return l;
@@ -623,9 +631,9 @@ class Parser {
     while (!is(Tok::RBrace)) {
       if (!d->items.empty()) expect(Tok::Comma);
       if (is(Tok::RBrace)) break;
-      Expr* k = parse_expression(true);
+      Expr* k = parse_expression();
       expect(Tok::Colon);
-      d->items.emplace_back(k, parse_expression(true));
+      d->items.emplace_back(k, parse_expression());
     }
     expect(Tok::RBrace);
     return d;
@@ -645,7 +653,7 @@ class Parser {
   Expr* parse_filter_expr(Expr* node) {
     ChainGuard chain(*this);
     while (true) {
-      if (is(Tok::Pipe)) node = parse_filter(node, false);
+      if (is(Tok::Pipe)) node = parse_filter(node, FilterStart::AtPipe);
       else if (is_name("is")) node = parse_test(node);
       else if (is(Tok::LParen)) node = parse_call(node);
       else break;
@@ -686,15 +694,15 @@ class Parser {
     if (is(Tok::Colon)) {
       advance();
     } else {
-      Expr* e = parse_expression(true);
+      Expr* e = parse_expression();
       if (!is(Tok::Colon)) return e;
       advance();
       s->start = e;
     }
-    if (!is(Tok::Colon) && !is(Tok::RBracket) && !is(Tok::Comma)) s->stop = parse_expression(true);
+    if (!is(Tok::Colon) && !is(Tok::RBracket) && !is(Tok::Comma)) s->stop = parse_expression();
     if (is(Tok::Colon)) {
       advance();
-      if (!is(Tok::RBracket) && !is(Tok::Comma)) s->step = parse_expression(true);
+      if (!is(Tok::RBracket) && !is(Tok::Comma)) s->step = parse_expression();
     }
     return s;
   }
@@ -713,20 +721,20 @@ class Parser {
       if (is(Tok::Mul)) {
         ensure(!a.dyn_args && !a.dyn_kwargs);
         advance();
-        a.dyn_args = parse_expression(true);
+        a.dyn_args = parse_expression();
       } else if (is(Tok::Pow)) {
         ensure(!a.dyn_kwargs);
         advance();
-        a.dyn_kwargs = parse_expression(true);
+        a.dyn_kwargs = parse_expression();
       } else if (is(Tok::Name) && look().type == Tok::Assign) {
         ensure(!a.dyn_kwargs);
         std::string key(cur().text);
         advance();
         advance();
-        a.kwargs.push_back(Keyword{key, parse_expression(true)});
+        a.kwargs.push_back(Keyword{key, parse_expression()});
       } else {
         ensure(!a.dyn_args && !a.dyn_kwargs && a.kwargs.empty());
-        a.args.push_back(parse_expression(true));
+        a.args.push_back(parse_expression());
       }
       require_comma = true;
     }
@@ -740,7 +748,8 @@ class Parser {
     return c;
   }
 
-  FilterExpr* parse_filter(Expr* node, bool start_inline) {
+  FilterExpr* parse_filter(Expr* node, FilterStart start) {
+    bool start_inline = start == FilterStart::AtName;
     FilterExpr* result = nullptr;
     ChainGuard chain(*this);
     while (is(Tok::Pipe) || start_inline) {
@@ -779,7 +788,7 @@ class Parser {
                 ty == Tok::LBracket || ty == Tok::LBrace) &&
                !is_name("else") && !is_name("or") && !is_name("and")) {
       if (is_name("is")) fail("You cannot chain multiple tests with is");
-      Expr* arg = parse_postfix(parse_primary(false));
+      Expr* arg = parse_postfix(parse_primary());
       t->a.args.push_back(arg);
     }
     if (negated) return arena_.expr<UnaryExpr>(EK::Not, is_tok.pos, t);

@@ -25,6 +25,10 @@ struct CompiledTemplate {
   Body root;
   EngineLimits limits;
   int loop_sym = -1;                // symbol id of `loop`, if the template names it
+  int self_sym = -1;                // symbol id of `self` (Jinja2's TemplateReference), if named
+  // By symbol id: where the render variable of that name was found last time (renders of one
+  // application pass variables of one shape).
+  std::vector<SlotHint> var_hints;
   std::vector<bool> maybe_global;   // by symbol id: a global that must be made per render
   std::vector<Value> globals;       // by symbol id: the global of that name, or Undefined
   std::vector<const BodyStmt*> blocks;  // {% block %} statements in source order
@@ -54,16 +58,25 @@ struct FramePool {
 };
 inline thread_local FramePool frame_pool;
 
+// What a render knows of one symbol: the render variable or global of that name, resolved on
+// first use (nullptr: not resolved yet; points into the variables, the template's globals or
+// Interp::made_), and whether any scope of this render has bound the name. A name no scope
+// binds (messages, tools, bos_token, namespace ...: most lookups) skips the walk up the scopes.
+struct SymSlot {
+  const Value* resolved = nullptr;
+  bool bound = false;
+};
+
 // Name-resolution tables (Interp::ctx_) kept per thread with their capacity.
 struct CtxPool {
-  std::vector<std::vector<const Value*>> free;
-  std::vector<const Value*> take() {
+  std::vector<std::vector<SymSlot>> free;
+  std::vector<SymSlot> take() {
     if (free.empty()) return {};
-    std::vector<const Value*> v = std::move(free.back());
+    std::vector<SymSlot> v = std::move(free.back());
     free.pop_back();
     return v;
   }
-  void give(std::vector<const Value*>&& v) {
+  void give(std::vector<SymSlot>&& v) {
     if (free.size() < 8 && v.capacity() <= 4096) free.push_back(std::move(v));
   }
 };
@@ -190,7 +203,10 @@ class Interp final : public Renderer {
   Value call(const Value& callee, CallArgs& args) override;
   Value call_filter(std::string_view name, const Value& v, CallArgs& args) override;
   bool call_test(std::string_view name, const Value& v, CallArgs& args) override;
-  void charge(uint64_t n) override;
+  void charge(uint64_t n) override {
+    steps_ += n;
+    if (steps_ > limits_.max_steps) [[unlikely]] steps_exceeded();
+  }
   const EngineLimits& limits() const override { return t_.limits; }
 
   Value call_macro(MacroObj& m, CallArgs& args);
@@ -206,9 +222,7 @@ class Interp final : public Renderer {
   const CompiledTemplate& t_;
   const EngineLimits& limits_;
   const RenderOptions& opts_;
-  // By symbol id: the render variable or global of that name, resolved on first use
-  // (nullptr: not resolved yet). Points into `vars_`, the template's globals or made_.
-  std::vector<const Value*> ctx_;
+  std::vector<SymSlot> ctx_;  // by symbol id
   const Value& vars_;
   std::vector<Value> made_;       // globals made per render (strftime_now's clock)
   FrameRef root_;
@@ -224,6 +238,7 @@ class Interp final : public Renderer {
   std::vector<FrameRef> retained_;
   std::vector<Value> mutables_;
   Value make_macro(const MacroDef* def);
+  [[noreturn]] void steps_exceeded();
   // One macro or loop() call deeper for the guard's life: RecursionError past max_call_depth,
   // and the call's steps charged before it runs.
   class CallDepth {
@@ -246,6 +261,11 @@ class Interp final : public Renderer {
   void exec_set_target(const Expr* target, const Value& v);
   Value packed_target(const Expr* target);
   void assign(int sym, Value v);
+  // A new name in the current scope (every binding goes through here: find_sym relies on it).
+  void bind(int sym, Value v) {
+    if (sym >= 0) ctx_[static_cast<size_t>(sym)].bound = true;  // -1: a name the template never reads
+    cur_->vars.emplace_back(sym, std::move(v));
+  }
   std::string capture(const Body& b, Flow* flow = nullptr);
   void write(std::string_view s);
   void write_value(const Value& v);
@@ -267,13 +287,16 @@ class Interp final : public Renderer {
   Value eval_inner(const Expr* e);
   [[gnu::noinline]] Value eval_cold(const Expr* e);
   // The value a name refers to, or nullptr when it is undefined.
-  const Value* find_name(const NameExpr* n) {
-    int sym = n->sym;
-    for (Frame* f = cur_; f; f = f->parent) {
-      for (auto it = f->vars.rbegin(); it != f->vars.rend(); ++it)
-        if (it->first == sym) return &it->second;
+  const Value* find_name(const NameExpr* n) { return find_sym(n->sym); }
+  const Value* find_sym(int sym) {
+    const SymSlot& slot = ctx_[static_cast<size_t>(sym)];
+    if (slot.bound) {
+      for (Frame* f = cur_; f; f = f->parent) {
+        for (auto it = f->vars.rbegin(); it != f->vars.rend(); ++it)
+          if (it->first == sym) return &it->second;
+      }
     }
-    const Value* v = ctx_[static_cast<size_t>(sym)];
+    const Value* v = slot.resolved;
     if (!v) v = resolve(sym);
     if (v->is_undefined() && !v->obj()) return nullptr;
     return v;
@@ -284,6 +307,27 @@ class Interp final : public Renderer {
     return t_.undefined_var[static_cast<size_t>(n->sym)];
   }
   const Value* borrow(const Expr* e);
+  // borrow(e), else e evaluated into `hold`: a pointer to the value either way.
+  const Value* borrow_or_eval(const Expr* e, Value& hold) {
+    if (const Value* v = borrow(e)) return v;
+    hold = eval(e);
+    return &hold;
+  }
+  // `obj.attr` / `obj['key']` (a constant key) when they are plain dict lookups: the item, or the
+  // node's Undefined when the dict lacks it; nullptr when obj is no dict or the attribute is one
+  // of dict's own (the full getattr/getitem decides). Shared by eval and borrow; dict_key only
+  // for a node whose key is a constant string (its dict_missing is set).
+  static const Value* dict_attr(const GetattrExpr* g, const Value& obj) {
+    if (!g->dict_item_only || !obj.is_dict()) return nullptr;
+    if (const Value* v = g->slot_hint.find(obj.dict_obj(), g->attr)) return v;
+    return &g->dict_missing;
+  }
+  static const Value* dict_key(const GetitemExpr* g, const Value& obj) {
+    if (!obj.is_dict()) return nullptr;
+    const std::string& key = static_cast<const ConstExpr*>(g->index)->value.str();
+    if (const Value* v = g->slot_hint.find(obj.dict_obj(), key)) return v;
+    return &g->dict_missing;
+  }
   Value eval_compare(const CompareExpr* c);
   void check_sum_size(const Value& a, const Value& b);
   Value eval_call(const CallExpr* c);

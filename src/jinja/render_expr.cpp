@@ -11,8 +11,9 @@ namespace {
 
 bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
-    case CmpOp::Eq: return py_equal(a, b);
-    case CmpOp::Ne: return !py_equal(a, b);
+    // str == str settled here: templates compare roles and types on every message.
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? a.str() == b.str() : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? a.str() != b.str() : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -102,23 +103,15 @@ Value Interp::eval_slow(const Expr* e) {
   }
 }
 
+// Every kind but the two eval() settles inline (Const, Name).
 Value Interp::eval_inner(const Expr* e) {
   switch (e->kind) {
-    case EK::Const: return static_cast<const ConstExpr*>(e)->value;
-    case EK::Name: return lookup(static_cast<const NameExpr*>(e));
     case EK::Getattr: {
       auto* g = static_cast<const GetattrExpr*>(e);
       // The object is borrowed when it can be (getattr runs no template code).
       Value hold;
-      const Value* obj = borrow(g->obj);
-      if (!obj) {
-        hold = eval(g->obj);
-        obj = &hold;
-      }
-      if (g->dict_item_only && obj->is_dict()) {
-        if (const Value* v = g->slot_hint.find(obj->dict_obj(), g->attr)) return *v;
-        return g->dict_missing;
-      }
+      const Value* obj = borrow_or_eval(g->obj, hold);
+      if (const Value* v = dict_attr(g, *obj)) return *v;
       return getattr(*obj, g->attr);
     }
     case EK::Getitem: {
@@ -127,14 +120,9 @@ Value Interp::eval_inner(const Expr* e) {
         // A constant key: the object is borrowed when it can be (getitem runs no template code).
         const Value& key = static_cast<const ConstExpr*>(g->index)->value;
         Value hold;
-        const Value* obj = borrow(g->obj);
-        if (!obj) {
-          hold = eval(g->obj);
-          obj = &hold;
-        }
-        if (!obj->is_dict()) return getitem(*obj, key);
-        if (const Value* v = g->slot_hint.find(obj->dict_obj(), key.str())) return *v;
-        return g->dict_missing;
+        const Value* obj = borrow_or_eval(g->obj, hold);
+        if (const Value* v = dict_key(g, *obj)) return *v;
+        return getitem(*obj, key);
       }
       Value obj = eval(g->obj);
       if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
@@ -180,6 +168,7 @@ Value Interp::eval_cold(const Expr* e) {
     case EK::Dict: {
       auto* d = static_cast<const DictExpr*>(e);
       Value out = Value::dict();
+      out.dict_obj().entries.reserve(d->items.size());
       for (const auto& [k, v] : d->items) {
         Value key = eval(k);
         check_hashable(key);
@@ -273,18 +262,13 @@ const Value* Interp::borrow(const Expr* e) {
       auto* g = static_cast<const GetattrExpr*>(e);
       if (!g->dict_item_only) return nullptr;
       const Value* o = borrow(g->obj);
-      if (!o || !o->is_dict()) return nullptr;
-      if (const Value* v = g->slot_hint.find(o->dict_obj(), g->attr)) return v;
-      return &g->dict_missing;
+      return o ? dict_attr(g, *o) : nullptr;
     }
     case EK::Getitem: {
       auto* g = static_cast<const GetitemExpr*>(e);
       if (!g->dict_missing.obj()) return nullptr;
       const Value* o = borrow(g->obj);
-      if (!o || !o->is_dict()) return nullptr;
-      if (const Value* v = g->slot_hint.find(o->dict_obj(), static_cast<const ConstExpr*>(g->index)->value.str()))
-        return v;
-      return &g->dict_missing;
+      return o ? dict_key(g, *o) : nullptr;
     }
     default: return nullptr;
   }
@@ -294,11 +278,7 @@ Value Interp::eval_compare(const CompareExpr* c) {
   // Operands are borrowed when they can be; a borrowed left operand is copied before an
   // operand that needs evaluation (a macro call there may reassign what it points to).
   Value lt;
-  const Value* l = borrow(c->first);
-  if (!l) {
-    lt = eval(c->first);
-    l = &lt;
-  }
+  const Value* l = borrow_or_eval(c->first, lt);
   for (const auto& [op, expr] : c->ops) {
     Value rt;
     const Value* r = borrow(expr);
@@ -346,8 +326,13 @@ Value Interp::eval_call(const CallExpr* c) {
     // obj.method(...): dispatch builtin methods without creating a bound method value.
     auto* g = static_cast<const GetattrExpr*>(c->callee);
     Value self = eval(g->obj);
-    MethodFn fn = nullptr;
-    MethodLookup how = self.is_undefined() ? MethodLookup::NotFound : find_method(self, g->attr, &fn);
+    bool plain_str = self.is_str() && !self.is_markup();
+    MethodFn fn = plain_str ? c->str_method.load(std::memory_order_relaxed) : nullptr;
+    MethodLookup how = MethodLookup::Found;
+    if (!fn) {
+      how = self.is_undefined() ? MethodLookup::NotFound : find_method(self, g->attr, &fn);
+      if (how == MethodLookup::Found && plain_str) c->str_method.store(fn, std::memory_order_relaxed);
+    }
     if (how == MethodLookup::Found) {
       CallArgs args;
       eval_args(c->a, args);

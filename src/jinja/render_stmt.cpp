@@ -16,7 +16,7 @@ Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions
     : t_(t), limits_(t.limits), opts_(opts), vars_(vars) {
   // Names resolve on first use (resolve()): render variables over globals.
   ctx_ = ctx_pool.take();
-  ctx_.assign(t.syms.names.size(), nullptr);
+  ctx_.assign(t.syms.names.size(), SymSlot{});
   if (t.n_maybe_global) made_.reserve(t.n_maybe_global);
   root_ = FrameRef::make(nullptr);
   cur_ = root_.get();
@@ -25,18 +25,18 @@ Interp::Interp(const CompiledTemplate& t, const Value& vars, const RenderOptions
 const Value* Interp::resolve(int sym) {
   size_t i = static_cast<size_t>(sym);
   const Value* v = nullptr;
-  if (vars_.is_dict()) v = vars_.dict_obj().find(std::string_view(t_.syms.names[i]));
-  if (t_.syms.names[i] == "self") v = nullptr;  // Jinja2's TemplateReference wins over a variable
+  if (sym == t_.self_sym) v = nullptr;  // Jinja2's TemplateReference wins over a variable
+  else if (vars_.is_dict()) v = t_.var_hints[i].find(vars_.dict_obj(), t_.syms.names[i]);
   if (!v) {
     if (t_.maybe_global[i]) {
-      if (t_.syms.names[i] == "self") made_.push_back(Value(new TemplateRefObj(this)));
+      if (sym == t_.self_sym) made_.push_back(Value(new TemplateRefObj(this)));
       else made_.push_back(make_global(t_.syms.names[i], opts_));
       v = &made_.back();
     } else {
       v = &t_.globals[i];
     }
   }
-  ctx_[i] = v;
+  ctx_[i].resolved = v;
   return v;
 }
 
@@ -80,11 +80,9 @@ RenderResult Interp::run() {
   return r;
 }
 
-void Interp::charge(uint64_t n) {
-  steps_ += n;
-  if (steps_ > limits_.max_steps)
-    limit_error("render exceeds the work limit of " + std::to_string(limits_.max_steps) +
-                " steps (loop iterations, calls and filter work)");
+void Interp::steps_exceeded() {
+  limit_error("render exceeds the work limit of " + std::to_string(limits_.max_steps) +
+              " steps (loop iterations, calls and filter work)");
 }
 
 void Interp::check_output() {
@@ -250,7 +248,7 @@ void Interp::assign(int sym, Value v) {
       return;
     }
   }
-  cur_->vars.emplace_back(sym, std::move(v));
+  bind(sym, std::move(v));
 }
 
 void Interp::exec_set_target(const Expr* target, const Value& v) {
@@ -258,11 +256,13 @@ void Interp::exec_set_target(const Expr* target, const Value& v) {
     case EK::Name: assign(static_cast<const NameExpr*>(target)->sym, v); return;
     case EK::NSRef: {
       auto* ns = static_cast<const NSRefExpr*>(target);
-      NameExpr probe(ns->pos, ns->sym, ns->name);
-      Value obj = lookup(&probe);
-      if (!obj.is_obj(ObjKind::Namespace))
+      const Value* obj = find_sym(ns->sym);
+      if (!obj || !obj->is_obj(ObjKind::Namespace))
         throw Error(ErrorKind::TemplateRuntimeError, "cannot assign attribute on non-namespace object");
-      obj.as<NamespaceObj>()->attrs.dict_obj().set(Value::string(ns->attr), v);
+      DictObj& attrs = obj->as<NamespaceObj>()->attrs.dict_obj();
+      // An attribute set again (the usual case, in a loop) keeps its key: no key string is made.
+      if (const Value* slot = attrs.find(std::string_view(ns->attr))) *const_cast<Value*>(slot) = v;
+      else attrs.set(Value::string(ns->attr), v);
       return;
     }
     case EK::Tuple: {
@@ -461,7 +461,7 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
       if (!scope.get() || scope->rc > 1) scope = FrameRef::make(saved);
       else scope->vars.clear();
       cur_ = scope.get();
-      if (loop_sym >= 0) cur_->vars.emplace_back(loop_sym, loop_val);
+      if (loop_sym >= 0) bind(loop_sym, loop_val);
       exec_set_target(f->target, seq[i]);
       Flow fl = exec_body(f->body);
       if (fl == Flow::Break) break;
@@ -559,22 +559,22 @@ Value Interp::call_macro(MacroObj& m, CallArgs& args) {
     size_t first_default = nparams - d.defaults.size();
     for (size_t i = 0; i < nparams; ++i) {
       if (given[i]) {
-        cur_->vars.emplace_back(d.params[i], argv[i]);
+        bind(d.params[i], argv[i]);
       } else if (i >= first_default) {
-        cur_->vars.emplace_back(d.params[i], eval(d.defaults[i - first_default]));
+        bind(d.params[i], eval(d.defaults[i - first_default]));
       } else {
         auto* u = new UndefinedObj();
         u->hint = "parameter " + string_repr(d.param_names[i]) + " was not provided";
-        cur_->vars.emplace_back(d.params[i], Value(u));
+        bind(d.params[i], Value(u));
       }
     }
     auto sym = [&](const char* n) {
       auto it = t_.syms.ids.find(n);
       return it == t_.syms.ids.end() ? -1 : it->second;
     };
-    if (has_caller_var) cur_->vars.emplace_back(sym("caller"), caller);
-    if (d.catch_kwargs) cur_->vars.emplace_back(sym("kwargs"), kwargs_dict);
-    if (d.catch_varargs) cur_->vars.emplace_back(sym("varargs"), varargs);
+    if (has_caller_var) bind(sym("caller"), caller);
+    if (d.catch_kwargs) bind(sym("kwargs"), kwargs_dict);
+    if (d.catch_varargs) bind(sym("varargs"), varargs);
     exec_body(d.body);
   }
   return Value::string(std::move(buf));

@@ -411,6 +411,9 @@ Template Template::compile(std::string_view source, std::string name, const Engi
     resolver.body(ct->root, false);
     auto it = ct->syms.ids.find("loop");
     ct->loop_sym = it == ct->syms.ids.end() ? -1 : it->second;
+    it = ct->syms.ids.find("self");
+    ct->self_sym = it == ct->syms.ids.end() ? -1 : it->second;
+    ct->var_hints = std::vector<SlotHint>(ct->syms.names.size());
     RenderOptions probe;
     for (const auto& n : ct->syms.names) {
       Value g = make_global(n, probe);

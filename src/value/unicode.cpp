@@ -119,53 +119,29 @@ inline int apply_mapping(char32_t c, std::uint32_t m, char32_t* out) noexcept {
 
 }  // namespace
 
-int to_lower_full(char32_t c, char32_t* out) noexcept {
+namespace {
+
+// One full case mapping: ASCII by arithmetic, code points past Unicode unchanged, the rest by the
+// record's mapping `which` (0 lower, 1 upper, 2 title, 3 casefold).
+int map_full(char32_t c, int which, bool ascii_upper, char32_t* out) noexcept {
     if (c < 0x80) {
-        out[0] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+        if (ascii_upper) out[0] = (c >= 'a' && c <= 'z') ? c - 32 : c;
+        else out[0] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
         return 1;
     }
     if (c >= 0x110000) {
         out[0] = c;
         return 1;
     }
-    return apply_mapping(c, detail::record_of(c).map[0], out);
+    return apply_mapping(c, detail::record_of(c).map[which], out);
 }
 
-int to_upper_full(char32_t c, char32_t* out) noexcept {
-    if (c < 0x80) {
-        out[0] = (c >= 'a' && c <= 'z') ? c - 32 : c;
-        return 1;
-    }
-    if (c >= 0x110000) {
-        out[0] = c;
-        return 1;
-    }
-    return apply_mapping(c, detail::record_of(c).map[1], out);
-}
+}  // namespace
 
-int to_title_full(char32_t c, char32_t* out) noexcept {
-    if (c < 0x80) {
-        out[0] = (c >= 'a' && c <= 'z') ? c - 32 : c;
-        return 1;
-    }
-    if (c >= 0x110000) {
-        out[0] = c;
-        return 1;
-    }
-    return apply_mapping(c, detail::record_of(c).map[2], out);
-}
-
-int casefold_full(char32_t c, char32_t* out) noexcept {
-    if (c < 0x80) {
-        out[0] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
-        return 1;
-    }
-    if (c >= 0x110000) {
-        out[0] = c;
-        return 1;
-    }
-    return apply_mapping(c, detail::record_of(c).map[3], out);
-}
+int to_lower_full(char32_t c, char32_t* out) noexcept { return map_full(c, 0, false, out); }
+int to_upper_full(char32_t c, char32_t* out) noexcept { return map_full(c, 1, true, out); }
+int to_title_full(char32_t c, char32_t* out) noexcept { return map_full(c, 2, true, out); }
+int casefold_full(char32_t c, char32_t* out) noexcept { return map_full(c, 3, false, out); }
 
 const char* unicode_version() noexcept { return detail::kUnicodeVersion; }
 

@@ -201,6 +201,21 @@ const char* error_kind_name(ErrorKind k) {
   return "Error";
 }
 
+bool is_jinja_error_kind(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::TemplateSyntaxError:
+    case ErrorKind::TemplateAssertionError:
+    case ErrorKind::TemplateRuntimeError:
+    case ErrorKind::TemplateError:
+    case ErrorKind::UndefinedError:
+    case ErrorKind::SecurityError:
+    case ErrorKind::FilterArgumentError: return true;
+    default: return false;
+  }
+}
+
+bool is_template_failure(const Error& e) { return is_jinja_error_kind(e.kind()) || e.source() != nullptr; }
+
 ErrorKind error_kind_from_name(const std::string& name) {
   for (int k = 0; k <= static_cast<int>(ErrorKind::InternalError); ++k)
     if (name == error_kind_name(static_cast<ErrorKind>(k))) return static_cast<ErrorKind>(k);

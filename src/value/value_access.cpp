@@ -58,4 +58,9 @@ const Value& Value::at(size_t index) const {
   return items()[index];
 }
 
+DictBuilder::DictBuilder(const Value& base) : v_(Value::dict()) {
+  if (!base.is_dict()) wrong_type("dict", base);
+  v_.dict_obj().entries = base.dict_obj().entries;
+}
+
 }  // namespace toolchat

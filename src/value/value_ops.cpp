@@ -216,20 +216,9 @@ const char* object_type_repr(const Value& v) {
 
 // ---- truth, hash, equality, order ----
 
-bool truthy(const Value& v) {
-  switch (v.type()) {
-    case Type::Undefined: case Type::None: return false;
-    case Type::Bool: return v.as_bool();
-    case Type::Int: return v.as_int() != 0;
-    case Type::Float: return v.as_float() != 0.0;
-    case Type::Str: return !v.str().empty();
-    case Type::List: return !v.items().empty();
-    case Type::Dict: return v.dict_obj().size() != 0;
-    case Type::Object:
-      if (v.obj()->kind == ObjKind::Complex) return v.as<ComplexObj>()->re != 0.0 || v.as<ComplexObj>()->im != 0.0;
-      if (v.obj()->kind == ObjKind::Bytes) return !v.as<BytesObj>()->b.empty();
-      return true;
-  }
+bool truthy_object(const Value& v) {
+  if (v.obj()->kind == ObjKind::Complex) return v.as<ComplexObj>()->re != 0.0 || v.as<ComplexObj>()->im != 0.0;
+  if (v.obj()->kind == ObjKind::Bytes) return !v.as<BytesObj>()->b.empty();
   return true;
 }
 

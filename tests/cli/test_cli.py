@@ -324,6 +324,21 @@ class TemplateErrors(Tmp):
         self.assertIn("TemplateError: no tools here", p.stderr)
 
 
+    def test_a_limit_is_the_templates_when_reached_while_rendering_else_the_inputs(self):
+        # One rule (is_template_failure): a LimitError with a template position is exit 3, one an
+        # input meets (here a template file over max_template_bytes, 8 MiB) exit 1.
+        bomb = self.path("bomb.jinja")
+        write(bomb, "{% for i in range(99999) %}{% for j in range(99999) %}{{ i }}{% endfor %}{% endfor %}")
+        p = run("render", "--model", bomb, "--messages", MESSAGES)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertRegex(p.stderr, re.escape(bomb) + r":1:\d+: LimitError: ")
+        big = self.path("big.jinja")
+        write(big, "x" * (8 * 1024 * 1024 + 1))
+        p = run("render", "--model", big, "--messages", MESSAGES)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("LimitError: ", p.stderr)
+        self.assertEqual(p.stdout, "")
+
 class Convert(Tmp):
     def convert(self, inp, out, *extra, env=None):
         return run("convert", "--from", "sharegpt", "--model", MODEL, *extra, inp, out, env=env)

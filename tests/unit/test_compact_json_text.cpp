@@ -54,7 +54,7 @@ TEST(CompactJsonText, CanonicalMeansParseAndDumpGiveItBack) {
     std::string t = scanned(raw);
     if (t.empty()) continue;
     ++checked;
-    if (!fastjson::is_canonical_object(t)) continue;
+    if (!compact_json_text::is_canonical_object(t)) continue;
     ++canonical;
     EXPECT_EQ(slow_compact(t), t);
   }
@@ -67,7 +67,7 @@ TEST(CompactJsonText, EdgeCases) {
                        R"({"s":"Zürich 東京 🌍"})", R"({"a":[]})", R"({"a":{"b":{}}})", R"({"n":123456789012345678})",
                        R"({"a":0})", R"({"a":"x","b":"x"})", "{\"del\":\"\x7f\"}"};
   for (const char* t : yes) {
-    EXPECT_TRUE(fastjson::is_canonical_object(t)) << t;
+    EXPECT_TRUE(compact_json_text::is_canonical_object(t)) << t;
     EXPECT_EQ(slow_compact(t), t) << t;
   }
   // Each would change when parsed and dumped again, or is not JSON: the slow path decides.
@@ -76,9 +76,9 @@ TEST(CompactJsonText, EdgeCases) {
                       R"({"a":1234567890123456789})", R"({"a": 1})", R"([1])", R"("s")", R"({"a":01})",
                       R"({"a":tru})", R"({"a":1,})", R"({"a"})", R"({"a":1)", "{\"a\":\"\xff\"}",
                       "{\"a\":\"\xed\xa0\x80\"}", R"({"a":[1,]})", R"({,})"};
-  for (const char* t : no) EXPECT_FALSE(fastjson::is_canonical_object(t)) << t;
+  for (const char* t : no) EXPECT_FALSE(compact_json_text::is_canonical_object(t)) << t;
   std::string deep = "{\"a\":" + std::string(600, '[') + std::string(600, ']') + "}";
-  EXPECT_FALSE(fastjson::is_canonical_object(deep));
+  EXPECT_FALSE(compact_json_text::is_canonical_object(deep));
 }
 
 TEST(CompactJsonText, CallObjectsReadAsTheParsedValue) {
@@ -95,8 +95,8 @@ TEST(CompactJsonText, CallObjectsReadAsTheParsedValue) {
       {R"({"name":1,"arguments":{}})", false, "", "", ""},
   };
   for (const Case& c : cases) {
-    fastjson::CallText ct;
-    bool fast = fastjson::read_call_object(c.text, {"parameters", "arguments"}, true, &ct);
+    compact_json_text::CallText ct;
+    bool fast = compact_json_text::read_call_object(c.text, {"parameters", "arguments"}, true, &ct);
     EXPECT_EQ(fast, c.fast) << c.text;
     if (!fast) continue;
     EXPECT_EQ(ct.name, c.name);
@@ -105,14 +105,14 @@ TEST(CompactJsonText, CallObjectsReadAsTheParsedValue) {
     Value v = json::parse(c.text);
     EXPECT_EQ(v.dict_obj().find("name")->str(), std::string(ct.name));
   }
-  fastjson::CallText ct;
-  ASSERT_TRUE(fastjson::read_call_object(R"({"name":"f","arguments":{},"id":"x"})", {"arguments"}, false, &ct));
+  compact_json_text::CallText ct;
+  ASSERT_TRUE(compact_json_text::read_call_object(R"({"name":"f","arguments":{},"id":"x"})", {"arguments"}, false, &ct));
   EXPECT_EQ(ct.id, "");  // ids only when asked for
 }
 
 TEST(CompactJsonText, CallListsAllOrNothing) {
-  std::vector<fastjson::CallText> calls;
-  ASSERT_TRUE(fastjson::read_call_list(R"([{"name":"a","arguments":{"x":1}},{"name":"b","arguments":{},"id":"i"}])",
+  std::vector<compact_json_text::CallText> calls;
+  ASSERT_TRUE(compact_json_text::read_call_list(R"([{"name":"a","arguments":{"x":1}},{"name":"b","arguments":{},"id":"i"}])",
                                        {"arguments"}, true, &calls));
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].name, "a");
@@ -120,5 +120,5 @@ TEST(CompactJsonText, CallListsAllOrNothing) {
   EXPECT_EQ(calls[1].id, "i");
   for (const char* t : {"[]", R"([{"name":"a","arguments":{}},1])", R"([{"name":"a","arguments":{"x":1.5}}])",
                         R"([{"name":"a","arguments":{}}]x)", R"([{"name":"a","arguments":{}},])", R"({"name":"a"})"})
-    EXPECT_FALSE(fastjson::read_call_list(t, {"arguments"}, true, &calls)) << t;
+    EXPECT_FALSE(compact_json_text::read_call_list(t, {"arguments"}, true, &calls)) << t;
 }

@@ -94,6 +94,43 @@ TEST(template_api, output_limit_stops_a_string_bomb) {
   EXPECT_NE(e.message().find("output exceeds the limit"), std::string::npos);
 }
 
+// One rule for "the template failed" (the CLI's exit code 3): a Jinja2 kind wherever it comes
+// from, any kind raised at a place in a template, and not a limit met by an input.
+TEST(template_api, template_failure_rule_at_the_edges) {
+  EngineLimits lim;
+  lim.max_output_bytes = 1000;
+  Error output = render_error("{% for i in range(100) %}{{ 'x' * 50 }}{% endfor %}", "{}", lim);
+  ASSERT_EQ(output.kind(), ErrorKind::LimitError);
+  EXPECT_TRUE(output.source() != nullptr);
+  EXPECT_TRUE(toolchat::is_template_failure(output));  // a limit the template reached
+  EngineLimits tiny;
+  tiny.max_template_bytes = 4;
+  try {
+    Template::compile("{{ x }}", "t.jinja", tiny);
+    ADD_FAILURE() << "no LimitError for a template over max_template_bytes";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::LimitError);
+    EXPECT_FALSE(e.has_position());
+    EXPECT_FALSE(toolchat::is_template_failure(e));  // the input is over a limit
+  }
+  Error json_limit(ErrorKind::LimitError, "JSON input too large");
+  EXPECT_FALSE(toolchat::is_template_failure(json_limit));
+  // FilterArgumentError is Jinja2's and only a filter raises it: the template's, positioned or not.
+  Error filter_arg(ErrorKind::FilterArgumentError, "bad argument");
+  EXPECT_TRUE(toolchat::is_template_failure(filter_arg));
+  Error positioned = render_error("{{ 3.5 | round(0, 'up') }}");
+  ASSERT_EQ(positioned.kind(), ErrorKind::FilterArgumentError);
+  EXPECT_TRUE(toolchat::is_template_failure(positioned));
+  // A builtin kind is the template's only when raised in it.
+  Error type_in_template = render_error("{{ 1 + 'a' }}");
+  ASSERT_EQ(type_in_template.kind(), ErrorKind::TypeError);
+  EXPECT_TRUE(toolchat::is_template_failure(type_in_template));
+  EXPECT_FALSE(toolchat::is_template_failure(Error(ErrorKind::TypeError, "context must be a JSON object")));
+  EXPECT_FALSE(toolchat::is_template_failure(Error(ErrorKind::OSError, "x.json: No such file or directory")));
+  EXPECT_TRUE(toolchat::is_jinja_error_kind(ErrorKind::UndefinedError));
+  EXPECT_FALSE(toolchat::is_jinja_error_kind(ErrorKind::LimitError));
+}
+
 TEST(template_api, step_limit_stops_nested_loops) {
   EngineLimits lim;
   lim.max_steps = 10000;

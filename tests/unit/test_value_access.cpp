@@ -39,6 +39,20 @@ TEST(ValueBuilder, NestedListsAndDicts) {
   EXPECT_EQ(json::dumps(v), R"({"required": ["city", 3, null], "empty": []})");
 }
 
+TEST(ValueBuilder, FromABaseDictCopiesItAndLeavesTheBaseAlone) {
+  Value base = DictBuilder().add("a", 1).add("b", 2).build();
+  Value v = DictBuilder(base).add("b", 3).add("c", 4).build();
+  // Python: d = dict(base); d["b"] = 3; d["c"] = 4
+  EXPECT_EQ(json::dumps(v), R"({"a": 1, "b": 3, "c": 4})");
+  EXPECT_EQ(json::dumps(base), R"({"a": 1, "b": 2})");
+  Value key = Value::string("k");
+  Value w = DictBuilder().add(key, Value::integer(1)).add("k", 2).build();
+  EXPECT_EQ(json::dumps(w), R"({"k": 2})");
+  std::string msg;
+  EXPECT_EQ(kind_of([&] { DictBuilder(ListBuilder().build()); }, &msg), ErrorKind::TypeError);
+  EXPECT_EQ(msg, "expected dict, got list");
+}
+
 TEST(ValueAccess, CheckedAccessorsReturnTheValue) {
   Value v = json::parse(R"({"s": "x", "i": 7, "f": 0.5, "b": false, "l": [1, 2]})");
   EXPECT_EQ(v.at("s").get_str(), "x");

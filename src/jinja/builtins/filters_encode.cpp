@@ -14,15 +14,6 @@ namespace toolchat::jinja::fimpl {
 
 namespace {
 
-[[noreturn]] void attr_error(const Value& v, const char* name) {
-  throw Error(ErrorKind::AttributeError, std::string("'") + type_name(v) + "' object has no attribute '" + name + "'");
-}
-
-void no_args(const char* func, CallArgs& a, const char* value_name) {
-  reject_implicit(func, a, {value_name});
-  ArgBinder b(func, a, {}, 0, 1);
-}
-
 size_t cp_len(std::string_view s) { return uni::count_code_points(s); }
 
 bool is_word_char(char32_t c) { return c == '_' || uni::is_alnum(c); }

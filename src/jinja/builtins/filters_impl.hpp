@@ -43,6 +43,16 @@ void reject_implicit(const char* func, const CallArgs& args, std::initializer_li
 // Builtins written in C (abs, len): "f() takes exactly one argument (N given)" and
 // "f() takes no keyword arguments".
 void c_unary(const char* func, const CallArgs& args);
+// Python's AttributeError "'T' object has no attribute 'name'" (a filter calling a method the
+// value's type lacks).
+[[noreturn]] inline void attr_error(const Value& v, const char* name) {
+  throw Error(ErrorKind::AttributeError, std::string("'") + type_name(v) + "' object has no attribute '" + name + "'");
+}
+// A filter taking nothing but its value (`value_name` as Jinja2 calls it): TypeError for any argument.
+inline void no_args(const char* func, CallArgs& a, const char* value_name) {
+  reject_implicit(func, a, {value_name});
+  ArgBinder b(func, a, {}, 0, 1);
+}
 
 // list.sort(key) order of `keys` (stable, reverse like CPython); returns the permutation.
 std::vector<size_t> sorted_order(Renderer& r, const std::vector<Value>& keys, bool reverse);

@@ -516,7 +516,14 @@ Value f_map(Renderer& r, const Value& v, CallArgs& a) {
 }
 
 namespace {
-Value select_or_reject(Renderer& r, const char* func, const Value& v, CallArgs& a, bool select, bool lookup_attr) {
+// Which of Jinja2's four select/reject filters runs.
+struct SelectMode {
+  bool select;       // keep the items that pass (select), else those that fail (reject)
+  bool lookup_attr;  // test an attribute of each item (selectattr/rejectattr), else the item
+};
+
+Value select_or_reject(Renderer& r, const char* func, const Value& v, CallArgs& a, SelectMode mode) {
+  const bool select = mode.select, lookup_attr = mode.lookup_attr;
   reject_implicit(func, a, {"context", "value"});
   return generator("select_or_reject", [&](std::vector<Value>& out) {
   if (!truthy(v)) return;
@@ -555,13 +562,17 @@ Value select_or_reject(Renderer& r, const char* func, const Value& v, CallArgs& 
 }
 }  // namespace
 
-Value f_select(Renderer& r, const Value& v, CallArgs& a) { return select_or_reject(r, "sync_do_select", v, a, true, false); }
-Value f_reject(Renderer& r, const Value& v, CallArgs& a) { return select_or_reject(r, "sync_do_reject", v, a, false, false); }
+Value f_select(Renderer& r, const Value& v, CallArgs& a) {
+  return select_or_reject(r, "sync_do_select", v, a, {.select = true, .lookup_attr = false});
+}
+Value f_reject(Renderer& r, const Value& v, CallArgs& a) {
+  return select_or_reject(r, "sync_do_reject", v, a, {.select = false, .lookup_attr = false});
+}
 Value f_selectattr(Renderer& r, const Value& v, CallArgs& a) {
-  return select_or_reject(r, "sync_do_selectattr", v, a, true, true);
+  return select_or_reject(r, "sync_do_selectattr", v, a, {.select = true, .lookup_attr = true});
 }
 Value f_rejectattr(Renderer& r, const Value& v, CallArgs& a) {
-  return select_or_reject(r, "sync_do_rejectattr", v, a, false, true);
+  return select_or_reject(r, "sync_do_rejectattr", v, a, {.select = false, .lookup_attr = true});
 }
 
 }  // namespace toolchat::jinja::fimpl

@@ -113,6 +113,7 @@ Value build_dict(Renderer& r, CallArgs& a) {
   if (a.pos.size() > 1) type_error("dict expected at most 1 argument, got " + std::to_string(a.pos.size()));
   Value out = Value::dict();
   DictObj& d = out.dict_obj();
+  d.entries.reserve(a.kw.size() + (!a.pos.empty() && a.pos[0].is_dict() ? a.pos[0].dict_obj().size() : 0));
   if (!a.pos.empty()) {
     const Value& src = a.pos[0];
     if (src.is_dict()) {

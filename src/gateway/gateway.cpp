@@ -1,4 +1,4 @@
-#include "gateway/completion.hpp"
+#include "gateway/gateway.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -22,7 +22,7 @@ uint64_t random_seed() {
   return rng();
 }
 
-// The tool policy between the dialect's parser and the output (see completion.hpp).
+// The tool policy between the dialect's parser and the output (see gateway.hpp).
 class Policy final : public dialects::Sink {
  public:
   Policy(dialects::Sink& out, const ChatRequest& req) : out_(out), req_(req) {}
