@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "value/pystr.hpp"
 
 namespace toolchat::cli {
 
@@ -28,12 +29,6 @@ std::vector<std::string> choices_of(const CLI::Option& o) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
-
 std::string bash_script(const CLI::App& root) {
   std::vector<std::string> verbs = {"--help", "--version"};
   std::string option_cases, choice_cases;
@@ -46,18 +41,18 @@ std::string bash_script(const CLI::App& root) {
       if (choices.empty()) continue;
       if (o->get_lnames().empty()) positional_choices.insert(positional_choices.end(), choices.begin(), choices.end());
       for (const auto& n : o->get_lnames())
-        choice_cases += "    " + verb->get_name() + ":--" + n + ") COMPREPLY=($(compgen -W '" + joined(choices) +
+        choice_cases += "    " + verb->get_name() + ":--" + n + ") COMPREPLY=($(compgen -W '" + pystr::join(" ", choices) +
                         "' -- \"$cur\")); return ;;\n";
     }
-    option_cases += "    " + verb->get_name() + ") options='" + joined(options) + "'" +
-                    (positional_choices.empty() ? "" : " values='" + joined(positional_choices) + "'") + " ;;\n";
+    option_cases += "    " + verb->get_name() + ") options='" + pystr::join(" ", options) + "'" +
+                    (positional_choices.empty() ? "" : " values='" + pystr::join(" ", positional_choices) + "'") + " ;;\n";
   }
   return "# bash completion for toolchat, made by `toolchat completion bash`:\n"
          "#   source <(toolchat completion bash)     (or save it in ~/.local/share/bash-completion/completions/toolchat)\n"
          "_toolchat() {\n"
          "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" options='' values=''\n"
          "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-         "    COMPREPLY=($(compgen -W '" + joined(verbs) + "' -- \"$cur\")); return\n"
+         "    COMPREPLY=($(compgen -W '" + pystr::join(" ", verbs) + "' -- \"$cur\")); return\n"
          "  fi\n"
          "  case \"${COMP_WORDS[1]}:$prev\" in\n" + choice_cases +
          "  esac\n"

@@ -23,7 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 std::string dumps(const Value& v) {
   json::DumpOptions o;
   o.ensure_ascii = false;

@@ -22,7 +22,8 @@ const auto at = chat::conv::get;
 
 int64_t int_or(const Value* v, int64_t dflt) { return v && v->is_int() ? v->as_int() : dflt; }
 
-// llama-server (b10587 and later) runs its own chat parser on every generation, /completion too,
+// llama-server (b10587 and later) runs its own chat parser on every generation, /completion and
+// /v1/completions too (the llamacpp and openai kinds in front of it),
 // and fails the request with HTTP 500 "The model produced output that does not match the expected
 // Content-only format" when the final text is not valid UTF-8: a generation cut by n_predict in the
 // middle of a character (a real model's byte tokens). Its partial records, every complete character,
@@ -248,7 +249,7 @@ Record Protocol::read(std::string_view text) const {
   if (!v.is_dict()) invalid(kind, "expected a JSON object");
   if (const Value* err = at(v, "error")) {
     std::string msg = err->is_str() ? err->str() : json::dumps(*err);
-    if (kind == BackendKind::LlamaCpp && after_generation(*err)) {
+    if ((kind == BackendKind::LlamaCpp || kind == BackendKind::OpenAI) && after_generation(*err)) {
       Record r;
       r.done = true;
       r.finish_reason = "length";

@@ -468,6 +468,20 @@ TEST(GatewayOpenAIRules, LogprobsAsLlamaServerGivesThem) {
   EXPECT_TRUE(json::parse(completion_json(new_response_meta("m"), m, "stop", {})).dict_obj().find("choices")->items()[0].dict_obj().find("logprobs")->is_none());
 }
 
+TEST(GatewayOpenAIRules, LlamaServerParserFailureAfterTheAnswerEndsIt) {
+  // llama-server's own chat parser failing on an answer cut inside a UTF-8 character (the error
+  // record of tests/gateway/recorded/llamacpp_completion_utf8_cut.sse) ends the generation, on
+  // /completion (llamacpp) and /v1/completions (openai) alike; any other error record is a 502.
+  const std::string late = R"({"error":{"code":500,"message":"The model produced output that does not match the expected Content-only format","type":"server_error"}})";
+  for (BackendKind k : {BackendKind::LlamaCpp, BackendKind::OpenAI}) {
+    Record r = protocol_for(k, "").read(late);
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.finish_reason, "length");
+    EXPECT_NE(r.warning.find("Content-only format"), std::string::npos);
+    EXPECT_THROW(protocol_for(k, "").read(R"({"error":{"code":500,"message":"out of memory"}})"), ApiError);
+  }
+}
+
 TEST(GatewayOpenAIRules, LogprobsRequestRules) {
   EXPECT_EQ(parse_chat_request(user_and(R"("logprobs": true)"), {}).top_logprobs, 0);
   EXPECT_EQ(parse_chat_request(user_and(R"("logprobs": true, "top_logprobs": 5)"), {}).top_logprobs, 5);
