@@ -47,6 +47,22 @@ struct RenderResult {
 
 struct CompiledTemplate;
 
+// What a compiled template can look at (uses.cpp), read from its tree: for callers that prepare
+// only what a template can see (the Python module converts only the variables it names; the
+// converter's render reuse screens texts holding a string the template tests for).
+struct TemplateUses {
+  // Every name the template looks up (variables, loop targets, macros, globals), sorted: a
+  // render variable whose name is not here is never read.
+  std::vector<std::string> names;
+  // String constants tested against a value: `'x' in v`, the arguments of a str method or filter
+  // that searches, splits or replaces (v.split('x'), find, startswith, replace ...).
+  std::vector<std::string> contained;
+  // Compared whole: `v == 'x'`, `v != 'x'`, the items of `v in ['x', 'y']`.
+  std::vector<std::string> compared;
+  // The characters of strip/lstrip/rstrip/trim arguments.
+  std::string stripped;
+};
+
 class Template {
  public:
   // Compiles a template (trim_blocks, lstrip_blocks, loop controls, {% generation %}).
@@ -62,6 +78,7 @@ class Template {
   RenderResult render(const Value& variables, const RenderOptions& opts = {}) const;
 
   const std::string& source() const;
+  TemplateUses uses() const;
 
  private:
   std::shared_ptr<const CompiledTemplate> impl_;

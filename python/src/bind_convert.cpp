@@ -1,19 +1,24 @@
-// convert_rows(): training-data rows -> the rows `toolchat convert` writes, through the public
-// convert API (read_sample, Labeler, row_json), over worker threads with the GIL released.
+// convert_rows(): training-data rows -> the rows `toolchat convert` writes, each row converted by
+// the CLI's own row step (convert::convert_line / convert_row), over worker threads with the GIL
+// released.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
 #include "py_errors.hpp"
 #include "py_values.hpp"
+#include "convert/pipeline.hpp"
 #include "toolchat/convert.hpp"
 #include "toolchat/json.hpp"
 
@@ -23,49 +28,18 @@ namespace pyb = pybind11;
 
 namespace {
 
+// A row and, once a worker has converted it, what `toolchat convert` makes of it.
 struct RowJob {
+  size_t index = 0;                 // in `rows`
   std::optional<std::string> text;  // a JSON line, parsed by the worker (as the CLI reads it)
   Value row;                        // or a row given as a dict
-  bool blank = false;               // a blank line: skipped, as the CLI skips it
-  // results
-  std::vector<std::string> out;     // row_json of each output row (the row, then split rows)
-  std::optional<Error> error;       // why the row is bad
-  std::string reason;               // the CLI's "IN:LINE: <reason>" text
-  size_t turns = 0, served = 0;
+  convert::RowResult result;        // result.stats.rows == 0: a blank line, skipped as the CLI skips it
 };
 
-// One row, as the CLI's convert pipeline treats a line: bad JSON, a row of the wrong shape, or a
-// template failing on it make it bad; the reasons are worded as the CLI words them.
-void convert_one(convert::Labeler& labeler, convert::Format fmt, RowJob& job) {
-  if (job.text) {
-    try {
-      job.row = json::parse(*job.text);
-    } catch (const Error& e) {
-      job.error = e;
-      job.reason = "invalid JSON: " + e.message();
-      return;
-    }
-  }
-  convert::Sample sample;
-  try {
-    sample = convert::read_sample(fmt, job.row);
-  } catch (const Error& e) {
-    job.error = e;
-    job.reason = e.message();
-    return;
-  }
-  try {
-    convert::Labeled l = labeler.label(sample);
-    for (const auto& t : l.turns) {
-      ++job.turns;
-      job.served += t.served;
-    }
-    for (const auto& r : l.rows) job.out.push_back(convert::row_json(r));
-  } catch (const Error& e) {
-    job.error = e;
-    job.reason = std::string(error_kind_name(e.kind())) + ": " + e.message();
-  }
-}
+struct RowBatch {
+  std::vector<RowJob> jobs;
+  bool done = false;  // under Run::mu_
+};
 
 // As `toolchat convert` checks before its run: a syntax error in every template the rows could
 // use would make every row bad, so it is raised once, up front, with its position.
@@ -86,23 +60,223 @@ void check_templates_compile(const std::string& model, const std::optional<std::
   if (first) throw *first;
 }
 
+// The rows flow as the CLI's lines do (src/convert/pipeline.cpp): the calling thread reads rows
+// into batches (Python objects: the GIL held) and turns finished batches into Python rows in input
+// order, while `threads` workers convert batches without the GIL. At most 4 batches per worker are
+// in flight. The calling thread waits (GIL released) only when the oldest batch is not done.
+class Run {
+ public:
+  static constexpr size_t kBatchRows = 64;
+
+  Run(const convert::ConvertConfig& cfg, std::vector<std::unique_ptr<convert::Labeler>>& labelers,
+      const tokenize::Tokenizer* tok)
+      : cfg_(cfg), max_in_flight_(labelers.size() * 4) {
+    for (auto& l : labelers) workers_.emplace_back([this, &labeler = *l, tok] { work(labeler, tok); });
+  }
+  ~Run() { stop(); }
+
+  // Queues a batch (GIL held); returns the finished batches at the front, oldest first, waiting
+  // for the oldest while too many are in flight.
+  std::vector<std::unique_ptr<RowBatch>> submit(std::unique_ptr<RowBatch> b) {
+    std::vector<std::unique_ptr<RowBatch>> ready;
+    std::unique_lock<std::mutex> lk(mu_);
+    in_order_.push_back(std::move(b));
+    pending_.push_back(in_order_.back().get());
+    work_cv_.notify_one();
+    take_done(lk, in_order_.size() > max_in_flight_, ready);
+    return ready;
+  }
+  // Every batch, in order, once all are done (GIL held on entry).
+  std::vector<std::unique_ptr<RowBatch>> finish() {
+    std::vector<std::unique_ptr<RowBatch>> ready;
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!in_order_.empty()) take_done(lk, true, ready);
+    return ready;
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      closed_ = true;
+      pending_.clear();
+    }
+    work_cv_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+ private:
+  void take_done(std::unique_lock<std::mutex>& lk, bool wait_for_one, std::vector<std::unique_ptr<RowBatch>>& ready) {
+    if (wait_for_one && !in_order_.empty() && !in_order_.front()->done) {
+      lk.unlock();
+      {
+        pybind11::gil_scoped_release unlocked;  // the GIL is never taken under mu_: workers never hold it
+        std::unique_lock<std::mutex> relock(mu_);
+        done_cv_.wait(relock, [&] { return in_order_.front()->done; });
+      }
+      lk.lock();
+    }
+    while (!in_order_.empty() && in_order_.front()->done) {
+      ready.push_back(std::move(in_order_.front()));
+      in_order_.pop_front();
+    }
+  }
+
+  void work(convert::Labeler& labeler, const tokenize::Tokenizer* tok) {
+    for (;;) {
+      RowBatch* b = nullptr;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        work_cv_.wait(lk, [&] { return closed_ || !pending_.empty(); });
+        if (pending_.empty()) return;
+        b = pending_.front();
+        pending_.pop_front();
+      }
+      for (RowJob& job : b->jobs) {
+        if (job.text) {
+          convert::convert_line(labeler, cfg_, tok, *job.text, job.result);
+          job.text.reset();
+        } else {
+          convert::convert_row(labeler, cfg_, tok, job.row, job.result);
+          job.row = Value();  // freed here, without the GIL
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        b->done = true;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  const convert::ConvertConfig& cfg_;
+  const size_t max_in_flight_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<RowBatch*> pending_;
+  std::deque<std::unique_ptr<RowBatch>> in_order_;
+  bool closed_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// A row of `rows` as a job (GIL held): JSON text stays text (parsed by a worker), a dict becomes a Value.
+RowJob read_job(PyObject* o, size_t i) {
+  RowJob job;
+  job.index = i;
+  if (PyUnicode_Check(o)) {
+    job.text = utf8(o);
+  } else if (PyBytes_Check(o)) {
+    job.text = std::string(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
+  } else if (PyDict_Check(o)) {
+    job.row = to_value(o, "rows[" + std::to_string(i) + "]");
+  } else {
+    throw pyb::type_error("rows[" + std::to_string(i) + "]: expected a dict or a JSON line (str or bytes), not " +
+                          Py_TYPE(o)->tp_name);
+  }
+  return job;
+}
+
+// Where finished rows go, in input order (GIL held): the output list, the bad rows (a list, else
+// warnings; strict: raised), the turns --check lists, the counts.
+struct Sink {
+  pyb::list out;
+  pyb::handle bad_rows, check;
+  bool strict = false, as_json = false;
+  convert::ConvertStats stats;
+  pyb::object warn = pyb::module_::import("warnings").attr("warn");
+  pyb::object errors = pyb::module_::import("toolchat._errors");
+
+  void take(RowJob& job) {
+    convert::RowResult& r = job.result;
+    if (r.stats.rows == 0) return;  // a blank line
+    convert::add_stats(stats, r.stats);
+    const std::string where = "rows[" + std::to_string(job.index) + "]: ";
+    if (r.error) {
+      if (strict) raise_python_error(*r.error, where);
+      if (!bad_rows.is_none()) {
+        pyb::dict entry;
+        entry["index"] = job.index;
+        entry["error"] = error_kind_name(r.error->kind());
+        entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(r.reason));
+        bad_rows.cast<pyb::list>().append(entry);
+      } else {
+        warn(pyb::reinterpret_steal<pyb::object>(to_str(where + r.reason)), errors.attr("BadRowWarning"), 1);
+      }
+      return;
+    }
+    for (const auto& n : r.notes)
+      warn(pyb::reinterpret_steal<pyb::object>(to_str(where + n)), errors.attr("TokenWarning"), 1);
+    if (!check.is_none())
+      for (const auto& m : r.mismatches) {
+        pyb::dict entry;
+        entry["index"] = job.index;
+        entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(m));
+        check.cast<pyb::list>().append(entry);
+      }
+    for (const auto& line : r.out) {
+      PyObject* o = as_json ? to_str(line) : to_python(json::parse(line));
+      if (!o) throw pyb::error_already_set();
+      if (PyList_Append(out.ptr(), o) < 0) {
+        Py_DECREF(o);
+        throw pyb::error_already_set();
+      }
+      Py_DECREF(o);
+    }
+  }
+
+  void fill(pyb::handle into) const {
+    pyb::dict s = into.cast<pyb::dict>();
+    s["rows"] = stats.rows;
+    s["converted"] = stats.converted;
+    s["extra_rows"] = stats.extra_rows;
+    s["bad"] = stats.bad;
+    s["turns"] = stats.turns;
+    s["served"] = stats.served;
+    s["trained_spans"] = stats.trained_spans;
+    pyb::dict mismatches;
+    for (const auto& [tmpl, reasons] : stats.mismatches) {
+      pyb::dict by_reason;
+      for (const auto& [reason, n] : reasons) by_reason[pyb::str(reason)] = n;
+      mismatches[pyb::str(tmpl)] = by_reason;
+    }
+    s["mismatches"] = mismatches;
+    s["tokens"] = stats.tokens;
+    s["straddling"] = stats.straddling;
+    s["cut_rows"] = stats.cut_rows;
+    s["dropped_long"] = stats.dropped_long;
+    s["injection_rows"] = stats.injection_rows;
+    s["texts_not_found"] = stats.texts_not_found;
+  }
+};
+
 pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const std::string& model,
                          std::optional<std::string> name, std::optional<std::string> polyfill, pyb::handle kwargs,
-                         pyb::handle special_tokens, bool train_on_prompt, bool last_turn_only, bool split,
-                         bool strict, pyb::handle bad_rows, pyb::handle stats, int threads, bool as_json) {
+                         pyb::handle special_tokens, const pyb::object& now, bool train_on_prompt, bool last_turn_only,
+                         bool split, pyb::handle check, bool strict, std::optional<std::string> tokenizer,
+                         size_t max_length, bool reuse_renders, pyb::handle bad_rows, pyb::handle stats, int threads,
+                         bool as_json) {
   std::optional<convert::Format> fmt = convert::format_from_name(fmt_name);
   if (!fmt) throw pyb::value_error("fmt: unknown format " + string_repr(fmt_name) + " (sharegpt, chatglm3, openai, qwen-agent)");
   if (threads < 1 || threads > 256) throw pyb::value_error("threads: expected 1 to 256, not " + std::to_string(threads));
-  if (!bad_rows.is_none() && !PyList_Check(bad_rows.ptr()))
-    throw pyb::type_error(std::string("bad_rows: expected a list to append to, not ") + Py_TYPE(bad_rows.ptr())->tp_name);
+  for (auto [arg, what] : {std::pair{bad_rows, "bad_rows"}, std::pair{check, "check"}})
+    if (!arg.is_none() && !PyList_Check(arg.ptr()))
+      throw pyb::type_error(std::string(what) + ": expected a list to append to, not " + Py_TYPE(arg.ptr())->tp_name);
   if (!stats.is_none() && !PyDict_Check(stats.ptr()))
     throw pyb::type_error(std::string("stats: expected a dict to fill, not ") + Py_TYPE(stats.ptr())->tp_name);
+  if (max_length && !tokenizer) throw pyb::value_error("max_length counts tokens: give tokenizer too");
 
-  convert::LabelOptions opts;
+  convert::ConvertConfig cfg;
+  cfg.format = *fmt;
+  cfg.model = model;
+  cfg.list_mismatches = !check.is_none();
+  cfg.max_length = max_length;
+  convert::LabelOptions& opts = cfg.label;
   opts.template_name = name;
   opts.train_on_prompt = train_on_prompt;
   opts.last_turn_only = last_turn_only;
   opts.split_rewritten = split;
+  opts.clock = clock_from(now);
+  opts.reuse_renders = reuse_renders;
+  opts.locate_texts = tokenizer.has_value();
   if (polyfill) {
     try {
       opts.polyfills = chat::polyfill_options_from_list(*polyfill);
@@ -120,98 +294,42 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
       throw pyb::type_error(std::string("special_tokens: expected a dict, not ") + type_name(opts.special_tokens));
   }
 
-  // The rows, under the GIL: JSON text stays text (parsed by the workers), dicts become Values.
-  std::vector<RowJob> jobs;
-  {
-    pyb::iterator it = pyb::iter(rows);
-    size_t i = 0;
-    for (pyb::handle item : it) {
-      RowJob job;
-      PyObject* o = item.ptr();
-      if (PyUnicode_Check(o) || PyBytes_Check(o)) {
-        std::string text = PyUnicode_Check(o) ? utf8(o)
-                                              : std::string(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
-        job.blank = std::string_view(text).find_first_not_of(" \t\r\n") == std::string_view::npos;
-        job.text = std::move(text);
-      } else if (PyDict_Check(o)) {
-        job.row = to_value(o, "rows[" + std::to_string(i) + "]");
-      } else {
-        throw pyb::type_error("rows[" + std::to_string(i) + "]: expected a dict or a JSON line (str or bytes), not " +
-                              Py_TYPE(o)->tp_name);
-      }
-      jobs.push_back(std::move(job));
-      ++i;
-    }
-  }
-
+  std::optional<tokenize::Tokenizer> tok;
+  std::vector<std::unique_ptr<convert::Labeler>> labelers;
   {
     pyb::gil_scoped_release unlocked;
     check_templates_compile(model, name);
-    size_t n = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), jobs.size()));
+    if (tokenizer) tok.emplace(tokenize::Tokenizer::load(*tokenizer));
     // One labeler per worker, made on this thread (convert.hpp: labelers share nothing).
-    std::vector<std::unique_ptr<convert::Labeler>> labelers;
-    for (size_t w = 0; w < n; ++w) labelers.push_back(std::make_unique<convert::Labeler>(model, opts));
-    auto work = [&](size_t w) {
-      for (size_t i = w; i < jobs.size(); i += n)
-        if (!jobs[i].blank) convert_one(*labelers[w], *fmt, jobs[i]);
-    };
-    if (n == 1) {
-      work(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (size_t w = 0; w < n; ++w) pool.emplace_back(work, w);
-      for (auto& t : pool) t.join();
-    }
+    for (int w = 0; w < threads; ++w) labelers.push_back(std::make_unique<convert::Labeler>(model, opts));
   }
 
-  pyb::list out;
-  size_t counted = 0, converted = 0, extra = 0, bad = 0, turns = 0, served = 0;
-  pyb::object warn = pyb::none();
-  if (bad_rows.is_none()) warn = pyb::module_::import("warnings").attr("warn");
-  pyb::object warning_class = pyb::module_::import("toolchat._errors").attr("BadRowWarning");
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    RowJob& job = jobs[i];
-    if (job.blank) continue;
-    ++counted;
-    std::string where = "rows[" + std::to_string(i) + "]: ";
-    if (job.error) {
-      ++bad;
-      if (strict) raise_python_error(*job.error, where);
-      if (!bad_rows.is_none()) {
-        pyb::dict entry;
-        entry["index"] = i;
-        entry["error"] = error_kind_name(job.error->kind());
-        entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(job.reason));
-        bad_rows.cast<pyb::list>().append(entry);
-      } else {
-        warn(pyb::reinterpret_steal<pyb::object>(to_str(where + job.reason)), warning_class, 2);
-      }
-      continue;
-    }
-    ++converted;
-    extra += job.out.size() - 1;
-    turns += job.turns;
-    served += job.served;
-    for (const auto& r : job.out) {
-      if (as_json) {
-        out.append(pyb::reinterpret_steal<pyb::object>(to_str(r)));
-      } else {
-        PyObject* o = to_python(json::parse(r));
-        if (!o) throw pyb::error_already_set();
-        out.append(pyb::reinterpret_steal<pyb::object>(o));
-      }
-    }
+  Sink sink;
+  sink.bad_rows = bad_rows;
+  sink.check = check;
+  sink.strict = strict;
+  sink.as_json = as_json;
+  Run run(cfg, labelers, tok ? &*tok : nullptr);
+  auto take = [&](std::vector<std::unique_ptr<RowBatch>> ready) {
+    for (auto& b : ready)
+      for (RowJob& job : b->jobs) sink.take(job);
+  };
+  auto batch = std::make_unique<RowBatch>();
+  size_t i = 0;
+  for (pyb::handle item : pyb::iter(rows)) {
+    batch->jobs.push_back(read_job(item.ptr(), i++));
+    if (batch->jobs.size() < Run::kBatchRows) continue;
+    take(run.submit(std::exchange(batch, std::make_unique<RowBatch>())));
   }
-  if (!stats.is_none()) {
-    pyb::dict s = stats.cast<pyb::dict>();
-    s["rows"] = counted;
-    s["converted"] = converted;
-    s["extra_rows"] = extra;
-    s["bad"] = bad;
-    s["turns"] = turns;
-    s["served"] = served;
+  if (!batch->jobs.empty()) take(run.submit(std::move(batch)));
+  take(run.finish());
+  {
+    pyb::gil_scoped_release unlocked;
+    run.stop();
+    labelers.clear();
   }
-  return out;
+  if (!stats.is_none()) sink.fill(stats);
+  return sink.out;
 }
 
 }  // namespace
@@ -219,27 +337,44 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
 void bind_convert(pyb::module_& m) {
   m.def("convert_rows", &convert_rows, pyb::arg("rows"), pyb::arg("fmt"), pyb::arg("model"), pyb::kw_only(),
         pyb::arg("name") = pyb::none(), pyb::arg("polyfill") = pyb::none(), pyb::arg("kwargs") = pyb::none(),
-        pyb::arg("special_tokens") = pyb::none(), pyb::arg("train_on_prompt") = false,
-        pyb::arg("last_turn_only") = false, pyb::arg("split") = false, pyb::arg("strict") = false,
-        pyb::arg("bad_rows") = pyb::none(), pyb::arg("stats") = pyb::none(), pyb::arg("threads") = 1,
-        pyb::arg("as_json") = false,
+        pyb::arg("special_tokens") = pyb::none(), pyb::arg("now") = pyb::none(), pyb::arg("train_on_prompt") = false,
+        pyb::arg("last_turn_only") = false, pyb::arg("split") = false, pyb::arg("check") = pyb::none(),
+        pyb::arg("strict") = false, pyb::arg("tokenizer") = pyb::none(), pyb::arg("max_length") = 0,
+        pyb::arg("reuse_renders") = true, pyb::arg("bad_rows") = pyb::none(), pyb::arg("stats") = pyb::none(),
+        pyb::arg("threads") = 1, pyb::arg("as_json") = false,
         R"(Training-data rows -> the rows ``toolchat convert`` writes, in input order:
 ``{"text", "spans": [{"role", "train", "start", "end", "byte_start", "byte_end"}]}`` (start/end
-in characters, byte_* in UTF-8 bytes); with ``split``, a rewritten turn adds a row of its own.
+in characters, byte_* in UTF-8 bytes), plus ``input_ids`` and ``labels`` with a tokenizer; with
+``split``, a rewritten turn adds a row of its own.
 
 ``rows``: dicts, or JSON lines (str or bytes, read exactly as the CLI reads a line; blank lines
-are skipped). ``fmt``: ``sharegpt``, ``chatglm3``, ``openai`` or ``qwen-agent`` (the CLI's
-``--from``). ``model``: the chat template's path (``--model``). The options are the CLI's flags:
-``name``, ``polyfill`` ("all", "none" or a list), ``kwargs`` (a dict of template variables),
-``special_tokens`` (a dict), ``train_on_prompt``, ``last_turn_only``, ``split``, ``strict``.
+are skipped); any iterable, read as the rows are converted. ``fmt``: ``sharegpt``, ``chatglm3``,
+``openai`` or ``qwen-agent`` (the CLI's ``--from``). ``model``: the chat template's path
+(``--model``). The other options are the CLI's flags of the same names:
+
+- ``name``, ``polyfill`` ("all", "none" or a comma-separated list), ``kwargs`` (a dict of template
+  variables), ``special_tokens`` (a dict over the model's), ``train_on_prompt``,
+  ``last_turn_only``, ``split``, ``strict``;
+- ``now``: the instant strftime_now sees: None for the CLI's fixed default (2026-01-15T09:30:00,
+  which keeps a dataset reproducible), an ISO string or a datetime, or "real" (``--now``);
+- ``check``: a list; receives ``{"index", "message"}`` for each assistant turn where train =
+  serve does not hold, the message worded as ``--check`` lists it;
+- ``tokenizer`` (tokenizer.json, a folder holding one, or a .gguf) adds ``input_ids`` and
+  ``labels``; ``max_length`` keeps the first N tokens of a longer row (dropped when nothing
+  trained is left). A row whose message text holds special-token text is kept and issued as a
+  TokenWarning (the CLI reports it on stderr);
+- ``reuse_renders=False`` renders every conversation itself (``--no-render-reuse``).
 
 A bad row (bad JSON, the wrong shape, a template raising on it) is skipped and reported: appended
 to ``bad_rows`` (a list) as ``{"index", "error", "message"}`` with the CLI's wording, else issued
 as a BadRowWarning. With ``strict=True`` the first bad row raises instead (ValueError naming
-``rows[i]`` and the JSON path, or the template's error). ``stats`` (a dict) receives the counts:
-rows, converted, extra_rows, bad, turns, served (train = serve held). ``threads``: worker threads
-(the GIL is released while converting). ``as_json=True`` returns each row as the JSON line the
-CLI writes (without the newline) instead of a dict.)");
+``rows[i]`` and the JSON path, or the template's error). ``stats`` (a dict) receives the CLI's
+counts: rows, converted, extra_rows, bad, turns, served (train = serve holds), trained_spans,
+mismatches ({template: {reason: turns}}) and, with a tokenizer, tokens, straddling, cut_rows,
+dropped_long, injection_rows, texts_not_found. ``threads``: worker threads (the GIL is released
+while converting; the calling thread reads rows and builds the results meanwhile).
+``as_json=True`` returns each row as the JSON line the CLI writes (without the newline) instead of
+a dict.)");
 }
 
 }  // namespace toolchat::py

@@ -23,10 +23,6 @@ namespace toolchat::py {
 
 namespace pyb = pybind11;
 
-namespace {
-
-// strftime_now's clock from `now`: None (the CLI's default instant), "real", an ISO string
-// (read by datetime.fromisoformat, as the oracle reads --now) or a datetime.
 jinja::RenderOptions clock_from(const pyb::object& now) {
   jinja::RenderOptions o;
   if (now.is_none()) return o;
@@ -67,6 +63,8 @@ jinja::RenderOptions clock_from(const pyb::object& now) {
                         Py_TYPE(now.ptr())->tp_name);
 }
 
+namespace {
+
 pyb::object steal(PyObject* p) {
   if (!p) throw pyb::error_already_set();
   return pyb::reinterpret_steal<pyb::object>(p);
@@ -84,40 +82,17 @@ std::string TemplateHandle::render(const Value& context, const std::optional<std
   return model.render_json(context, opts).text;
 }
 
-namespace {
-
-bool word_byte(unsigned char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
-
-}  // namespace
-
-void TemplateHandle::index_words() {
+void TemplateHandle::index_names() {
   for (const auto& name : model.names()) {
-    auto& set = words[name];
-    const std::string& src = model.source(name);
-    for (size_t i = 0; i < src.size();) {
-      if (!word_byte(static_cast<unsigned char>(src[i]))) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j < src.size() && word_byte(static_cast<unsigned char>(src[j]))) ++j;
-      std::string_view w(src.data() + i, j - i);
-      set.emplace(w);
-      // "1if x": a number's digits may touch a name (Jinja reads them as two tokens)
-      size_t k = 0;
-      while (k < w.size() && w[k] >= '0' && w[k] <= '9') ++k;
-      if (k > 0 && k < w.size()) set.emplace(w.substr(k));
-      i = j;
-    }
+    if (model.compile_error(name)) continue;  // not listed: every variable is converted, and the render raises
+    std::vector<std::string> names = jinja::Template::compile(model.source(name)).uses().names;
+    names_read[name] = std::unordered_set<std::string>(names.begin(), names.end());
   }
 }
 
 bool TemplateHandle::may_read(const std::string& template_name, std::string_view name) const {
-  auto it = words.find(template_name);
-  if (it == words.end() || name.empty()) return true;
-  for (unsigned char c : name)
-    if (!word_byte(c)) return true;  // a non-ASCII (or odd) name: not indexed, so assumed read
-  return it->second.count(std::string(name)) > 0;
+  auto it = names_read.find(template_name);
+  return it == names_read.end() || it->second.count(std::string(name)) > 0;
 }
 
 namespace {
@@ -181,7 +156,7 @@ std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::
     h->model.source(*name);  // ValueError naming the template when it is not there
     h->name = name;
   }
-  h->index_words();
+  h->index_names();
   return h;
 }
 
@@ -513,7 +488,7 @@ transformers' tokenizer arguments are accepted at the values that return text (`
 otherwise.
 
 Bad arguments raise TypeError / ValueError naming the field (``messages[1].content: ...``). A
-variable the template never names (its text has no such word) is not converted, as Jinja2 never
+variable the template never looks up (no name in its code reads it) is not converted, as Jinja2 never
 reads it: a bad value there is not reported, as transformers does not report it.)"};
   cls.attr("apply") = steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &apply_def));
 

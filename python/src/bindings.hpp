@@ -23,19 +23,22 @@ struct TemplateHandle {
   jinja::RenderOptions clock;          // strftime_now's instant (load_template's now=; render() brings its own)
   std::optional<std::string> name;     // load_template's name=, else chosen per call
   std::string path;
-  // Per template name: every word of its text (runs of ASCII letters, digits and _). A variable
-  // whose name is not among them cannot be read by that template (Jinja looks variables up only
-  // by a name written in the source), so apply does not convert it, as Jinja2 never reads it.
-  std::unordered_map<std::string, std::unordered_set<std::string>> words;
+  // Per template name: the names it looks up (jinja::Template::uses). A variable not among them is
+  // never read by that template, so apply does not convert it, as Jinja2 never reads it.
+  std::unordered_map<std::string, std::unordered_set<std::string>> names_read;
 
   // Whether template `template_name` may read variable `name` (true when unsure).
   bool may_read(const std::string& template_name, std::string_view name) const;
-  void index_words();
+  void index_names();
 
   // Renders an oracle-form context, text only (GIL held on entry; released while rendering).
   std::string render(const Value& context, const std::optional<std::string>& template_name,
                      const jinja::RenderOptions& clock) const;
 };
+
+// strftime_now's clock from a `now=` argument: None (the CLI's default instant, --now's default),
+// "real", an ISO string (read by datetime.fromisoformat, as the oracle reads --now) or a datetime.
+jinja::RenderOptions clock_from(const pybind11::object& now);
 
 std::shared_ptr<TemplateHandle> load_handle(const std::string& path, const std::optional<std::string>& name,
                                             const pybind11::object& now);

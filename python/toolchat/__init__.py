@@ -19,6 +19,7 @@ from toolchat._errors import (
     TemplateError,
     TemplateRuntimeError,
     TemplateSyntaxError,
+    TokenWarning,
     UndefinedError,
 )
 from toolchat import _errors

@@ -20,6 +20,7 @@ __all__ = [
     "FilterArgumentError",
     "LimitError",
     "BadRowWarning",
+    "TokenWarning",
 ]
 
 
@@ -82,9 +83,15 @@ class BadRowWarning(UserWarning):
     """convert_rows skipped a row it could not convert (given no ``bad_rows`` list to report it in)."""
 
 
+class TokenWarning(UserWarning):
+    """convert_rows with a tokenizer: a converted row whose message text holds special-token text (kept
+    as text in its input_ids; a whole-text tokenization, as transformers does it, reads it as special
+    tokens). The CLI reports the same row on stderr."""
+
+
 # Shown as toolchat.TemplateSyntaxError (their public home) in reprs and tracebacks.
 for _cls in (TemplateError, TemplateSyntaxError, TemplateAssertionError, TemplateRuntimeError, UndefinedError,
-             SecurityError, FilterArgumentError, LimitError, BadRowWarning):
+             SecurityError, FilterArgumentError, LimitError, BadRowWarning, TokenWarning):
     _cls.__module__ = "toolchat"
 
 

@@ -267,7 +267,7 @@ struct Labeler::Impl {
       c.t = std::make_unique<jinja::Template>(jinja::Template::compile(src, set.origin(name)));
       c.generation = has_generation_tag(src);
       if (opts.polyfills) c.caps = chat::detect_capabilities(*c.t, set.special_tokens, opts.clock);
-      if (opts.reuse_renders && !c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(src);
+      if (opts.reuse_renders && !c.generation && opts.clock.fixed_now) c.cache = std::make_unique<RenderCache>(*c.t);
     } catch (const Error& e) {
       c.error = e;
     }

@@ -36,84 +36,6 @@ struct Batch {
   bool done = false;
 };
 
-void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const std::string& line,
-                  size_t line_no, Batch& b) {
-  std::string_view view(line);
-  if (view.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
-  ++b.stats.rows;
-  std::string where = std::to_string(line_no) + ": ";
-  Value row;
-  try {
-    row = json::parse(view);
-  } catch (const Error& e) {
-    b.errors.push_back(where + "invalid JSON: " + e.message());
-    ++b.stats.bad;
-    return;
-  }
-  Sample sample;
-  try {
-    sample = read_sample(cfg.format, row);
-  } catch (const Error& e) {
-    b.errors.push_back(where + e.message());
-    ++b.stats.bad;
-    return;
-  }
-  Labeled l;
-  try {
-    l = labeler.label(sample);
-  } catch (const Error& e) {
-    b.errors.push_back(where + std::string(error_kind_name(e.kind())) + ": " + e.message());
-    ++b.stats.bad;
-    return;
-  }
-  for (const auto& t : l.turns) {
-    ++b.stats.turns;
-    if (t.served) {
-      ++b.stats.served;
-      continue;
-    }
-    ++b.stats.mismatches[l.template_name][reason_kind(t.reason)];
-    if (cfg.list_mismatches)
-      b.mismatch_lines.push_back(where + "messages[" + std::to_string(t.message) + "] (template " + l.template_name +
-                                 "): " + t.reason);
-  }
-  size_t written = 0;
-  for (size_t r = 0; r < l.rows.size(); ++r) {
-    std::string json;
-    if (tok) {
-      TokenRow t = tokenize_row(*tok, l.rows[r], cfg.max_length);
-      b.stats.texts_not_found += l.rows[r].texts_not_found;
-      if (t.injection) {
-        ++b.stats.injection_rows;
-        b.errors.push_back(where + (r ? "split row " + std::to_string(r) + ": " : std::string()) +
-                           "a message text holds special-token text: kept as text here, read as special tokens by "
-                           "a whole-text tokenization (transformers)");
-      }
-      if (t.cut_tokens) {
-        ++b.stats.cut_rows;
-        if (!t.trained()) {
-          ++b.stats.dropped_long;
-          continue;
-        }
-      }
-      b.stats.tokens += t.ids.size();
-      b.stats.straddling += t.straddling;
-      if (!cfg.output.empty()) json = token_row_json(l.rows[r], t);
-    } else if (!cfg.output.empty()) {
-      json = row_json(l.rows[r]);
-    }
-    for (const auto& s : l.rows[r].spans) b.stats.trained_spans += s.train;
-    if (!cfg.output.empty()) {
-      b.out += json;
-      b.out += '\n';
-    }
-    ++written;
-  }
-  if (written == 0) return;
-  ++b.stats.converted;
-  b.stats.extra_rows += written - 1;
-}
-
 // The counters, listed once: batches add up through this list.
 constexpr size_t ConvertStats::*kCounters[] = {
     &ConvertStats::rows,   &ConvertStats::converted,  &ConvertStats::extra_rows,     &ConvertStats::bad,
@@ -121,10 +43,30 @@ constexpr size_t ConvertStats::*kCounters[] = {
     &ConvertStats::straddling, &ConvertStats::cut_rows, &ConvertStats::dropped_long, &ConvertStats::injection_rows,
     &ConvertStats::texts_not_found};
 
+}  // namespace
+
 void add_stats(ConvertStats& into, const ConvertStats& s) {
   for (auto counter : kCounters) into.*counter += s.*counter;
   for (const auto& [t, m] : s.mismatches)
     for (const auto& [r, n] : m) into.mismatches[t][r] += n;
+}
+
+namespace {
+
+void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const std::string& line,
+                  size_t line_no, Batch& b) {
+  RowResult r;
+  convert_line(labeler, cfg, tok, line, r);
+  if (r.stats.rows == 0) return;  // a blank line
+  std::string where = std::to_string(line_no) + ": ";
+  if (r.error) b.errors.push_back(where + r.reason);
+  for (const auto& n : r.notes) b.errors.push_back(where + n);
+  for (const auto& m : r.mismatches) b.mismatch_lines.push_back(where + m);
+  for (const auto& o : r.out) {
+    b.out += o;
+    b.out += '\n';
+  }
+  add_stats(b.stats, r.stats);
 }
 
 // The input: a file (its size known, for progress) or stdin.
@@ -300,6 +242,88 @@ class OrderedRun {
 };
 
 }  // namespace
+
+void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const Value& row,
+                 RowResult& r) {
+  ++r.stats.rows;
+  auto bad = [&](const Error& e, std::string reason) {
+    r.error = e;
+    r.reason = std::move(reason);
+    ++r.stats.bad;
+  };
+  Sample sample;
+  try {
+    sample = read_sample(cfg.format, row);
+  } catch (const Error& e) {
+    bad(e, e.message());
+    return;
+  }
+  Labeled l;
+  try {
+    l = labeler.label(sample);
+  } catch (const Error& e) {
+    bad(e, std::string(error_kind_name(e.kind())) + ": " + e.message());
+    return;
+  }
+  for (const auto& t : l.turns) {
+    ++r.stats.turns;
+    if (t.served) {
+      ++r.stats.served;
+      continue;
+    }
+    ++r.stats.mismatches[l.template_name][reason_kind(t.reason)];
+    if (cfg.list_mismatches)
+      r.mismatches.push_back("messages[" + std::to_string(t.message) + "] (template " + l.template_name + "): " + t.reason);
+  }
+  size_t written = 0;
+  for (size_t i = 0; i < l.rows.size(); ++i) {
+    std::string json;
+    if (tok) {
+      TokenRow t = tokenize_row(*tok, l.rows[i], cfg.max_length);
+      r.stats.texts_not_found += l.rows[i].texts_not_found;
+      if (t.injection) {
+        ++r.stats.injection_rows;
+        r.notes.push_back((i ? "split row " + std::to_string(i) + ": " : std::string()) +
+                          "a message text holds special-token text: kept as text here, read as special tokens by "
+                          "a whole-text tokenization (transformers)");
+      }
+      if (t.cut_tokens) {
+        ++r.stats.cut_rows;
+        if (!t.trained()) {
+          ++r.stats.dropped_long;
+          continue;
+        }
+      }
+      r.stats.tokens += t.ids.size();
+      r.stats.straddling += t.straddling;
+      if (!cfg.output.empty()) json = token_row_json(l.rows[i], t);
+    } else if (!cfg.output.empty()) {
+      json = row_json(l.rows[i]);
+    }
+    for (const auto& s : l.rows[i].spans) r.stats.trained_spans += s.train;
+    if (!cfg.output.empty()) r.out.push_back(std::move(json));
+    ++written;
+  }
+  if (written == 0) return;
+  ++r.stats.converted;
+  r.stats.extra_rows += written - 1;
+}
+
+void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, std::string_view line,
+                  RowResult& r) {
+  if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
+  Value row;
+  try {
+    row = json::parse(line);
+  } catch (const Error& e) {
+    ++r.stats.rows;
+    ++r.stats.bad;
+    r.error = e;
+    r.reason = "invalid JSON: " + e.message();
+    return;
+  }
+  convert_row(labeler, cfg, tok, row, r);
+}
 
 std::string reason_kind(const std::string& reason) {
   size_t cut = reason.size();

@@ -15,6 +15,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "convert/formats.hpp"
 #include "convert/labeler.hpp"
@@ -73,6 +75,26 @@ struct ConvertStats {
 // (same device and inode: through links too), the first bad row with stop_at_first_bad. The output
 // replaces cfg.output only when at least one row converted (else the path is left untouched).
 ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
+
+// One row as run_convert converts each line: parsed (convert_line; a blank line is no row: its
+// stats stay 0), read in the format, labeled and, with a tokenizer, tokenized. What run_convert
+// reports for the row after "IN:LINE: " is in `reason` (a bad row), `notes` and `mismatches`.
+// Used by run_convert's workers and the Python module's convert_rows: one rule for a row.
+struct RowResult {
+  std::vector<std::string> out;         // the output rows as JSON lines, without newlines (none when cfg.output is "")
+  std::optional<Error> error;           // the row is bad (skipped)
+  std::string reason;                   // ... why, as reported: "invalid JSON: ...", "PATH: ...", "Kind: ..."
+  std::vector<std::string> notes;       // a converted row's warnings (special-token text in a message)
+  std::vector<std::string> mismatches;  // with list_mismatches: "messages[I] (template T): reason"
+  ConvertStats stats;                   // this row's counts (seconds unset)
+};
+void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, std::string_view line,
+                  RowResult& r);
+void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const Value& row,
+                 RowResult& r);
+
+// Adds a row's (or a batch's) counts to a total.
+void add_stats(ConvertStats& into, const ConvertStats& s);
 
 // The closing summary: counts, speed and the train = serve line(s), for people.
 std::string summary_text(const ConvertStats& s);

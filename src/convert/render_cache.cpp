@@ -2,7 +2,6 @@
 #include "convert/render_cache.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
@@ -179,8 +178,8 @@ struct RenderCache::Impl {
   }
 };
 
-RenderCache::RenderCache(const std::string& source) : impl_(std::make_unique<Impl>()) {
-  impl_->literals = tested_literals(source);
+RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl>()) {
+  impl_->literals = tested_literals(t);
 }
 
 RenderCache::~RenderCache() = default;
@@ -272,94 +271,9 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
 
 // ---- the strings a template tests contents against ----
 
-namespace {
-
-std::string unescape_literal(std::string_view body) {
-  std::string out;
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (body[i] != '\\' || i + 1 == body.size()) {
-      out += body[i];
-      continue;
-    }
-    char c = body[++i];
-    out += c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
-  }
-  return out;
-}
-
-std::string_view word_before(std::string_view s, size_t at) {
-  while (at > 0 && (s[at - 1] == ' ' || s[at - 1] == '\n' || s[at - 1] == '\t')) --at;
-  size_t b = at;
-  while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_' || s[b - 1] == '.' ||
-                   s[b - 1] == '|' || s[b - 1] == '(' || s[b - 1] == '=' || s[b - 1] == '!'))
-    --b;
-  return s.substr(b, at - b);
-}
-
-std::string_view word_after(std::string_view s, size_t at) {
-  while (at < s.size() && (s[at] == ' ' || s[at] == '\n' || s[at] == '\t')) ++at;
-  size_t e = at;
-  while (e < s.size() && (std::isalpha(static_cast<unsigned char>(s[e])) || s[e] == '=' || s[e] == '!')) ++e;
-  std::string_view w = s.substr(at, e - at);
-  if (w == "not") return word_after(s, e);  // 'x' not in ...
-  return w;
-}
-
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-void classify(std::string_view src, size_t open, size_t close, std::string lit, TestedLiterals& out) {
-  if (lit.empty()) return;
-  std::string_view before = word_before(src, open), after = word_after(src, close + 1);
-  if (after == "in") {
-    out.contained.push_back(lit);
-    return;
-  }
-  for (std::string_view f :
-       {"split(", "startswith(", "endswith(", "replace(", "find(", "index(", "count(", "partition(", "removeprefix(",
-        "removesuffix(", "rsplit(", "rfind(", "rindex(", "rpartition("})
-    if (ends_with(before, f)) {
-      out.contained.push_back(lit);
-      return;
-    }
-  for (std::string_view f : {"strip(", "lstrip(", "rstrip("})
-    if (ends_with(before, f)) {
-      out.end_chars += lit;
-      return;
-    }
-  if (ends_with(before, "==") || ends_with(before, "!=") || after.substr(0, 2) == "==" || after.substr(0, 2) == "!=")
-    out.compared.push_back(std::move(lit));
-}
-
-}  // namespace
-
-TestedLiterals tested_literals(const std::string& source) {
-  TestedLiterals out;
-  std::string_view s = source;
-  size_t at = 0;
-  while ((at = s.find('{', at)) != std::string_view::npos) {
-    if (at + 1 >= s.size() || (s[at + 1] != '{' && s[at + 1] != '%')) {
-      ++at;
-      continue;
-    }
-    const std::string_view end = s[at + 1] == '{' ? "}}" : "%}";
-    size_t p = at + 2;
-    while (p < s.size() && s.compare(p, 2, end) != 0) {
-      if (s[p] != '\'' && s[p] != '"') {
-        ++p;
-        continue;
-      }
-      const char q = s[p];
-      size_t e = p + 1;
-      while (e < s.size() && s[e] != q) e += s[e] == '\\' ? 2 : 1;
-      if (e >= s.size()) break;
-      classify(s, p, e, unescape_literal(s.substr(p + 1, e - p - 1)), out);
-      p = e + 1;
-    }
-    at = p;
-  }
-  return out;
+TestedLiterals tested_literals(const jinja::Template& t) {
+  jinja::TemplateUses uses = t.uses();
+  return {std::move(uses.contained), std::move(uses.compared), std::move(uses.stripped)};
 }
 
 }  // namespace toolchat::convert

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "chat/render_case.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
 
 namespace toolchat::convert {
@@ -64,9 +65,9 @@ struct RenderCacheStats {
 
 class RenderCache {
  public:
-  // `source`: the template's source, read for the strings it tests contents
-  // against.
-  explicit RenderCache(const std::string& source);
+  // `t`: the template, read for the strings it tests contents against
+  // (tested_literals).
+  explicit RenderCache(const jinja::Template& t);
   ~RenderCache();
   RenderCache(const RenderCache&) = delete;
   RenderCache& operator=(const RenderCache&) = delete;
@@ -85,15 +86,16 @@ class RenderCache {
   RenderCacheStats stats_;
 };
 
-// The strings a template source tests contents against, read from its text:
-// literals before `in`/`not in`, arguments of
-// split/startswith/endswith/replace/find/... and of strip/lstrip/rstrip (their
-// characters), and literals compared with == / !=. Exposed for tests.
+// The strings a template tests contents against, from its tree
+// (jinja::Template::uses): literals before `in`/`not in`, arguments of
+// split/startswith/endswith/replace/find/... and of strip/lstrip/rstrip/trim
+// (their characters), and literals compared with == / != (or listed after
+// `in`). Exposed for tests.
 struct TestedLiterals {
   std::vector<std::string> contained;  // a text holding one of these is screened
   std::vector<std::string> compared;   // ... starting with, ending with or equal to one of these
   std::string end_chars;               // ... starting or ending with one of these characters
 };
-TestedLiterals tested_literals(const std::string& source);
+TestedLiterals tested_literals(const jinja::Template& t);
 
 }  // namespace toolchat::convert

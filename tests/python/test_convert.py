@@ -81,7 +81,7 @@ def test_special_tokens_equal_cli(tmp_path):
     proc, want = cli_convert(src, tmp_path / "out.jsonl", "sharegpt", model, "--special-tokens", str(tokens))
     assert proc.returncode == 0 and "<BOS>" in want[0]
     got = toolchat.convert_rows(lines_of(src), "sharegpt", model, special_tokens={"bos_token": "<BOS>", "eos_token": "<EOS>"},
-                                as_json=True)
+                                as_json=True, bad_rows=[])
     assert got == want
 
 

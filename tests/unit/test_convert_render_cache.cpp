@@ -29,7 +29,7 @@ struct Rig {
   std::string source;
   jinja::Template t;
   RenderCache cache;
-  explicit Rig(const std::string& src) : source(src), t(jinja::Template::compile(src, "test")), cache(src) {}
+  explicit Rig(const std::string& src) : source(src), t(jinja::Template::compile(src, "test")), cache(t) {}
 
   chat::CaseResult render(const Value& messages, size_t count, bool agp) {
     std::vector<Value> part(messages.items().begin(), messages.items().begin() + static_cast<std::ptrdiff_t>(count));
@@ -187,12 +187,26 @@ TEST(ConvertRenderCache, FailuresAreKeptAsFailures) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
-TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheSource) {
-  TestedLiterals l = tested_literals(
-      R"(text 'not in a tag' in {% if '</think>' in c and c.startswith("<tool_response>") %}{{ c.rstrip('\n') }}{% endif %}{{ r == 'user' }}{{ 'x' + c }})");
-  EXPECT_EQ(l.contained, (std::vector<std::string>{"</think>", "<tool_response>"}));
-  EXPECT_EQ(l.compared, (std::vector<std::string>{"user"}));
-  EXPECT_EQ(l.end_chars, "\n");
+TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheTree) {
+  TestedLiterals l = tested_literals(jinja::Template::compile(
+      R"(text 'not in a tag' in {# 'a comment' in c #}{% if '</think>' in c and c.startswith("<tool_response>") %})"
+      R"({{ c.rstrip('\n') }}{% endif %}{{ r == 'user' }}{{ 'x' + c }}{{ c | replace('<|im_end|>', '') | trim('*') }})"
+      R"({% if 'assistant' != r and r not in ['tool', 'ipython'] %}{% endif %})"
+      R"({{ messages | selectattr('role', 'equalto', 'system') | list }}{{ c.split(('a', 'b')) }}{{ '' in c }})"));
+  EXPECT_EQ(l.contained, (std::vector<std::string>{"</think>", "<tool_response>", "<|im_end|>", "a", "b"}));
+  EXPECT_EQ(l.compared, (std::vector<std::string>{"assistant", "ipython", "system", "tool", "user"}));
+  EXPECT_EQ(l.end_chars, "\n*");
+}
+
+// The names a template looks up: variables, loop targets, macros and globals, not attribute
+// names, filters, keywords, strings or words of its text.
+TEST(ConvertRenderCache, TemplateUsesListsTheNamesLookedUp) {
+  jinja::TemplateUses u = jinja::Template::compile(
+      R"(tools {# documents #}{% macro show(x, sep='-') %}{{ x.content ~ sep }}{% endmacro %})"
+      R"({% set ns = namespace(n=0) %}{% for m in messages if m.role != 'x' %}{{ show(m) }}{% set ns.n = 1 %}{% endfor %})"
+      R"({{ 'bos_token' }}{{ raise_exception('no') if strict is defined }}{{ x | default(eos_token) }})").uses();
+  EXPECT_EQ(u.names, (std::vector<std::string>{"eos_token", "m", "messages", "namespace", "ns", "raise_exception",
+                                               "sep", "show", "strict", "x"}));
 }
 
 // Every corpus template, natively and with polyfills, on the corpus
