@@ -180,7 +180,7 @@ RowJob read_job(PyObject* o, size_t i) {
 struct Sink {
   pyb::list out;
   pyb::handle bad_rows, check;
-  bool strict = false, as_json = false;
+  bool strict = false;
   convert::ConvertStats stats;
   pyb::object warn = pyb::module_::import("warnings").attr("warn");
   pyb::object errors = pyb::module_::import("toolchat._errors");
@@ -189,9 +189,9 @@ struct Sink {
     convert::RowResult& r = job.result;
     if (r.stats.rows == 0) return;  // a blank line
     convert::add_stats(stats, r.stats);
-    const std::string where = "rows[" + std::to_string(job.index) + "]: ";
+    auto where = [&] { return "rows[" + std::to_string(job.index) + "]: "; };
     if (r.error) {
-      if (strict) raise_python_error(*r.error, where);
+      if (strict) raise_python_error(*r.error, where());
       if (!bad_rows.is_none()) {
         pyb::dict entry;
         entry["index"] = job.index;
@@ -199,12 +199,12 @@ struct Sink {
         entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(r.reason));
         bad_rows.cast<pyb::list>().append(entry);
       } else {
-        warn(pyb::reinterpret_steal<pyb::object>(to_str(where + r.reason)), errors.attr("BadRowWarning"), 1);
+        warn(pyb::reinterpret_steal<pyb::object>(to_str(where() + r.reason)), errors.attr("BadRowWarning"), 1);
       }
       return;
     }
     for (const auto& n : r.notes)
-      warn(pyb::reinterpret_steal<pyb::object>(to_str(where + n)), errors.attr("TokenWarning"), 1);
+      warn(pyb::reinterpret_steal<pyb::object>(to_str(where() + n)), errors.attr("TokenWarning"), 1);
     if (!check.is_none())
       for (const auto& m : r.mismatches) {
         pyb::dict entry;
@@ -212,15 +212,15 @@ struct Sink {
         entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(m));
         check.cast<pyb::list>().append(entry);
       }
-    for (const auto& line : r.out) {
-      PyObject* o = as_json ? to_str(line) : to_python(json::parse(line));
-      if (!o) throw pyb::error_already_set();
-      if (PyList_Append(out.ptr(), o) < 0) {
-        Py_DECREF(o);
-        throw pyb::error_already_set();
-      }
-      Py_DECREF(o);
-    }
+    for (const auto& line : r.out) append(to_str(line));
+    for (const auto& row : r.values) append(to_python(row));
+  }
+
+  void append(PyObject* o) {
+    if (!o) throw pyb::error_already_set();
+    int rc = PyList_Append(out.ptr(), o);
+    Py_DECREF(o);
+    if (rc < 0) throw pyb::error_already_set();
   }
 
   void fill(pyb::handle into) const {
@@ -269,6 +269,7 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
   cfg.model = model;
   cfg.list_mismatches = !check.is_none();
   cfg.max_length = max_length;
+  cfg.rows_as_values = !as_json;  // dicts made from Values, not from JSON text read back
   convert::LabelOptions& opts = cfg.label;
   opts.template_name = name;
   opts.train_on_prompt = train_on_prompt;
@@ -304,11 +305,18 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
     for (int w = 0; w < threads; ++w) labelers.push_back(std::make_unique<convert::Labeler>(model, opts));
   }
 
+  // The output holds a dict and a list per row that the cyclic GC would scan over and over as
+  // the rows are made (and none can be part of a cycle): collection waits until the end.
+  struct GcPause {
+    int was = PyGC_Disable();
+    ~GcPause() {
+      if (was) PyGC_Enable();
+    }
+  } gc_pause;
   Sink sink;
   sink.bad_rows = bad_rows;
   sink.check = check;
   sink.strict = strict;
-  sink.as_json = as_json;
   Run run(cfg, labelers, tok ? &*tok : nullptr);
   auto take = [&](std::vector<std::unique_ptr<RowBatch>> ready) {
     for (auto& b : ready)

@@ -182,7 +182,38 @@ Value to_value(PyObject* obj, const std::string& root) {
   }
 }
 
-PyObject* to_python(const Value& v) {
+namespace {
+
+// Dict keys made into Python strs once per to_python call: rows and events repeat a few keys
+// ("role", "start", "content" ...) many times. Compared by text: the keys are short.
+class PyKeys {
+ public:
+  ~PyKeys() {
+    for (auto& [k, o] : keys_) Py_DECREF(o);
+  }
+  PyObject* get(const Value& key) {  // a new reference
+    if (!key.is_str() || key.str().size() > 32) return to_python_value(key);
+    const std::string& s = key.str();
+    for (auto& [k, o] : keys_)
+      if (k == s) {
+        Py_INCREF(o);
+        return o;
+      }
+    PyObject* o = to_str(s);
+    if (o && keys_.size() < 32) {
+      PyUnicode_InternInPlace(&o);
+      Py_INCREF(o);
+      keys_.emplace_back(s, o);
+    }
+    return o;
+  }
+  PyObject* to_python_value(const Value& v);
+
+ private:
+  std::vector<std::pair<std::string, PyObject*>> keys_;
+};
+
+PyObject* PyKeys::to_python_value(const Value& v) {
   switch (v.type()) {
     case Type::Undefined:
     case Type::None: Py_RETURN_NONE;
@@ -197,7 +228,7 @@ PyObject* to_python(const Value& v) {
                             : PyList_New(static_cast<Py_ssize_t>(items.size()));
       if (!out) return nullptr;
       for (size_t i = 0; i < items.size(); ++i) {
-        PyObject* x = to_python(items[i]);
+        PyObject* x = to_python_value(items[i]);
         if (!x) {
           Py_DECREF(out);
           return nullptr;
@@ -211,8 +242,8 @@ PyObject* to_python(const Value& v) {
       PyObject* out = PyDict_New();
       if (!out) return nullptr;
       for (const auto& [k, val] : v.dict_obj().entries) {
-        PyObject* pk = to_python(k);
-        PyObject* pv = pk ? to_python(val) : nullptr;
+        PyObject* pk = get(k);
+        PyObject* pv = pk ? to_python_value(val) : nullptr;
         int rc = pv ? PyDict_SetItem(out, pk, pv) : -1;
         Py_XDECREF(pk);
         Py_XDECREF(pv);
@@ -231,6 +262,13 @@ PyObject* to_python(const Value& v) {
       return to_str(py_str(v));
   }
   Py_RETURN_NONE;
+}
+
+}  // namespace
+
+PyObject* to_python(const Value& v) {
+  PyKeys keys;
+  return keys.to_python_value(v);
 }
 
 }  // namespace toolchat::py

@@ -455,24 +455,39 @@ Labeled Labeler::label(const Sample& sample) {
   return out;
 }
 
+namespace {
+
+// Code point offsets (as Python indexes a str) of byte offsets into a text, counted forward from
+// the last one asked (spans come in order).
+class CodePoints {
+ public:
+  explicit CodePoints(const std::string& text) : text_(text) {}
+  size_t at(size_t byte) {
+    if (byte < at_) {
+      at_ = 0;
+      cp_ = 0;
+    }
+    for (; at_ + 8 <= byte; at_ += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
+      uint64_t w;
+      std::memcpy(&w, text_.data() + at_, 8);
+      cp_ += 8 - static_cast<size_t>(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
+    }
+    for (; at_ < byte; ++at_) cp_ += (static_cast<unsigned char>(text_[at_]) & 0xC0) != 0x80;
+    return cp_;
+  }
+
+ private:
+  const std::string& text_;
+  size_t at_ = 0, cp_ = 0;
+};
+
+}  // namespace
+
 std::string row_json(const Row& row) {
   std::string out = "{\"text\": ";
   json::dump_string(out, row.text, false);
   out += ", \"spans\": [";
-  size_t cp = 0, at = 0;
-  auto cp_at = [&](size_t byte) {
-    if (byte < at) {
-      at = 0;
-      cp = 0;
-    }
-    for (; at + 8 <= byte; at += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
-      uint64_t w;
-      std::memcpy(&w, row.text.data() + at, 8);
-      cp += 8 - static_cast<size_t>(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
-    }
-    for (; at < byte; ++at) cp += (static_cast<unsigned char>(row.text[at]) & 0xC0) != 0x80;
-    return cp;
-  };
+  CodePoints cp(row.text);
   bool first = true;
   for (const auto& s : row.spans) {
     if (!first) out += ", ";
@@ -480,12 +495,30 @@ std::string row_json(const Row& row) {
     out += "{\"role\": ";
     json::dump_string(out, s.role, false);
     out += s.train ? ", \"train\": true" : ", \"train\": false";
-    size_t a = cp_at(s.begin), b = cp_at(s.end);
+    size_t a = cp.at(s.begin), b = cp.at(s.end);
     out += ", \"start\": " + std::to_string(a) + ", \"end\": " + std::to_string(b);
     out += ", \"byte_start\": " + std::to_string(s.begin) + ", \"byte_end\": " + std::to_string(s.end) + "}";
   }
   out += "]}";
   return out;
+}
+
+Value row_value(const Row& row) {
+  CodePoints cp(row.text);
+  std::vector<Value> spans;
+  spans.reserve(row.spans.size());
+  for (const auto& s : row.spans) {
+    const int64_t a = static_cast<int64_t>(cp.at(s.begin)), b = static_cast<int64_t>(cp.at(s.end));
+    spans.push_back(DictBuilder()
+                        .add("role", s.role)
+                        .add("train", s.train)
+                        .add("start", a)
+                        .add("end", b)
+                        .add("byte_start", static_cast<int64_t>(s.begin))
+                        .add("byte_end", static_cast<int64_t>(s.end))
+                        .build());
+  }
+  return DictBuilder().add("text", row.text).add("spans", Value::list(std::move(spans))).build();
 }
 
 }  // namespace toolchat::convert

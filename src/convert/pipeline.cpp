@@ -296,12 +296,15 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
       }
       r.stats.tokens += t.ids.size();
       r.stats.straddling += t.straddling;
-      if (!cfg.output.empty()) json = token_row_json(l.rows[i], t);
+      if (cfg.rows_as_values) r.values.push_back(token_row_value(l.rows[i], t));
+      else if (!cfg.output.empty()) json = token_row_json(l.rows[i], t);
+    } else if (cfg.rows_as_values) {
+      r.values.push_back(row_value(l.rows[i]));
     } else if (!cfg.output.empty()) {
       json = row_json(l.rows[i]);
     }
     for (const auto& s : l.rows[i].spans) r.stats.trained_spans += s.train;
-    if (!cfg.output.empty()) r.out.push_back(std::move(json));
+    if (!cfg.output.empty() && !cfg.rows_as_values) r.out.push_back(std::move(json));
     ++written;
   }
   if (written == 0) return;

@@ -46,6 +46,8 @@ struct ConvertConfig {
   // every row (convert/token_rows.hpp); max_length > 0 cuts longer rows to their first N tokens.
   std::string tokenizer;
   size_t max_length = 0;
+  // convert_row: each output row as a Value (RowResult::values) instead of a JSON line.
+  bool rows_as_values = false;
   // Called on the calling thread after each batch of rows is written (and once at the end).
   std::function<void(const ConvertProgress&)> on_progress;
 };
@@ -82,6 +84,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
 // Used by run_convert's workers and the Python module's convert_rows: one rule for a row.
 struct RowResult {
   std::vector<std::string> out;         // the output rows as JSON lines, without newlines (none when cfg.output is "")
+  std::vector<Value> values;            // ... or as Values (cfg.rows_as_values)
   std::optional<Error> error;           // the row is bad (skipped)
   std::string reason;                   // ... why, as reported: "invalid JSON: ...", "PATH: ...", "Kind: ..."
   std::vector<std::string> notes;       // a converted row's warnings (special-token text in a message)

@@ -27,5 +27,7 @@ TokenRow tokenize_row(const tokenize::Tokenizer& tok, const Row& row, size_t max
 
 // row_json(row) with "input_ids" and "labels" added.
 std::string token_row_json(const Row& row, const TokenRow& t);
+// The same object as a Value.
+Value token_row_value(const Row& row, const TokenRow& t);
 
 }  // namespace toolchat::convert

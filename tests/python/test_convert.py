@@ -130,6 +130,9 @@ def test_tokenizer_equal_cli(max_length, tmp_path):
         got = toolchat.convert_rows(lines_of(src), "openai", QWEN, tokenizer=QWEN_TOKENIZER, max_length=max_length,
                                     stats=stats, as_json=True, bad_rows=[])
     assert got == want
+    as_dicts = toolchat.convert_rows(lines_of(src), "openai", QWEN, tokenizer=QWEN_TOKENIZER, max_length=max_length,
+                                     bad_rows=[])
+    assert as_dicts == [json.loads(x) for x in want]
     noted = [line for line in cli_bad_rows(proc, src) if "special-token text" in line]
     assert [str(w.message) for w in caught if issubclass(w.category, toolchat.TokenWarning)] == [
         re.sub(r"^.*:(\d+): ", lambda m: f"rows[{int(m.group(1)) - 1}]: ", line) for line in noted]
