@@ -224,14 +224,15 @@ struct Sink {
   }
 
   void fill(pyb::handle into) const {
+    using S = convert::ConvertStats;
+    static constexpr std::pair<const char*, size_t S::*> kCounts[] = {
+        {"rows", &S::rows},       {"converted", &S::converted},   {"extra_rows", &S::extra_rows},
+        {"bad", &S::bad},         {"turns", &S::turns},           {"served", &S::served},
+        {"trained_spans", &S::trained_spans}, {"tokens", &S::tokens}, {"straddling", &S::straddling},
+        {"cut_rows", &S::cut_rows}, {"dropped_long", &S::dropped_long}, {"injection_rows", &S::injection_rows},
+        {"texts_not_found", &S::texts_not_found}};
     pyb::dict s = into.cast<pyb::dict>();
-    s["rows"] = stats.rows;
-    s["converted"] = stats.converted;
-    s["extra_rows"] = stats.extra_rows;
-    s["bad"] = stats.bad;
-    s["turns"] = stats.turns;
-    s["served"] = stats.served;
-    s["trained_spans"] = stats.trained_spans;
+    for (const auto& [key, count] : kCounts) s[key] = stats.*count;
     pyb::dict mismatches;
     for (const auto& [tmpl, reasons] : stats.mismatches) {
       pyb::dict by_reason;
@@ -239,12 +240,6 @@ struct Sink {
       mismatches[pyb::str(tmpl)] = by_reason;
     }
     s["mismatches"] = mismatches;
-    s["tokens"] = stats.tokens;
-    s["straddling"] = stats.straddling;
-    s["cut_rows"] = stats.cut_rows;
-    s["dropped_long"] = stats.dropped_long;
-    s["injection_rows"] = stats.injection_rows;
-    s["texts_not_found"] = stats.texts_not_found;
   }
 };
 
