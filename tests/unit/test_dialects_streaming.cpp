@@ -154,6 +154,8 @@ const StreamCase kStreamCases[] = {
     {"llama3_builtin", "<|python_tag|>write_file.call(path=\"a.txt\", content=\"VALUE\")"},
     {"functionary_v31", "<|python_tag|>write_file.call(path='a.txt', content='VALUE')"},
     {"chatglm3", "write_file\n```python\ntool_call(path='a.txt', content='VALUE')\n```"},
+    {"gemma4", "<|tool_call>call:write_file{path:<|\"|>a.txt<|\"|>,content:<|\"|>VALUE<|\"|>}<tool_call|>"},
+    {"gemma4", "<|tool_call>call:write_file{\"path\": <|\"|>a.txt<|\"|>, <|\"|>content<|\"|>: <|\"|>VALUE<|\"|>}<tool_call|>"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
