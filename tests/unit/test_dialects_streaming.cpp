@@ -301,6 +301,7 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     const char* dialect;
     std::string text;
     const char* tool = "python";
+    bool trimmed = false;  // the code is the block's text trimmed (ChatGLM3's interpreter)
   };
   const Case cases[] = {
       {"llama3_builtin", "<|python_tag|>CODE<|eom_id|>", "code_interpreter"},
@@ -311,12 +312,18 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
       {"gpt_oss", "<|channel|>commentary to=python <|message|>CODE"},
       {"functionary_v32", ">>>python\nCODE"},
       {"functionary_v32", "all\nLet me run it.>>>python\nCODE>>>all\nDone."},
+      {"chatglm3", "interpreter\n```python\nCODE\n```", "interpreter", true},
+      {"chatglm3", "Let me run it.<|assistant|>interpreter\n```python\n\nCODE\n```\n<|observation|>", "interpreter", true},
   };
   ParseOptions o;
   o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}},)"
-                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}}])");
-  const std::string want = scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}},)"
+                        R"({"type":"function","function":{"name":"interpreter","parameters":{"type":"object"}}}])");
+  auto args_of = [](const std::string& code) {
+    return scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+  };
   for (const Case& c : cases) {
+    const std::string want = args_of(c.trimmed ? code.substr(0, code.size() - 1) : code);
     SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
     const Dialect& d = *find(c.dialect);
     std::string text = c.text;
