@@ -54,8 +54,7 @@ class ChatGlm3Parser final : public GlmSegmentParser {
         take(nl + 1);
         if (name_ == "interpreter") {
           open_string_call(sink, name_, "code");
-          pending_.clear();
-          code_started_ = false;
+          code_ = {};
           cs_ = Cs::Code;
           return true;
         }
@@ -197,22 +196,7 @@ class ChatGlm3Parser final : public GlmSegmentParser {
     end_call();
     return true;
   }
-  void code_text(Sink& sink, std::string_view t) {
-    if (!code_started_) {
-      while (!t.empty() && scan::is_json_ws(t.front())) t.remove_prefix(1);
-      if (t.empty()) return;
-      code_started_ = true;
-    }
-    size_t keep = t.size();
-    while (keep > 0 && scan::is_json_ws(t[keep - 1])) --keep;
-    if (keep == 0) {
-      pending_.append(t);
-      return;
-    }
-    call_string_text(sink, pending_);
-    call_string_text(sink, t.substr(0, keep));
-    pending_.assign(t.substr(keep));
-  }
+  void code_text(Sink& sink, std::string_view t) { call_trimmed_text(sink, t, code_); }
 
   // The streamed path's bytes are kept in body_ too, for the whole path to take over.
   void take(size_t n) {
@@ -231,8 +215,8 @@ class ChatGlm3Parser final : public GlmSegmentParser {
   static constexpr size_t kMaxTag = 32;
   enum class Cs { Fence, Tag, Head, Args, Tail, Code, CodeFence, Whole } cs_ = Cs::Fence;
   std::string body_;
-  std::string pending_, fence_ws_;  // the interpreter's code: held trailing whitespace; after a ```
-  bool code_started_ = false;
+  Trimmed code_;          // the interpreter's code
+  std::string fence_ws_;  // the whitespace after a ``` in the code
   pylit::KwargsStream kwargs_;
 };
 

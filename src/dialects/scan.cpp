@@ -353,6 +353,23 @@ void ParserBase::call_string_text(Sink& sink, std::string_view text) {
   call_text(sink, std::string_view(quoted).substr(1, quoted.size() - 2));
 }
 
+void ParserBase::call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t) {
+  if (!t.started) {
+    while (!text.empty() && is_json_ws(text.front())) text.remove_prefix(1);
+    if (text.empty()) return;
+    t.started = true;
+  }
+  size_t keep = text.size();
+  while (keep > 0 && is_json_ws(text[keep - 1])) --keep;
+  if (keep == 0) {
+    t.pending.append(text);
+    return;
+  }
+  call_string_text(sink, t.pending);
+  call_string_text(sink, text.substr(0, keep));
+  t.pending.assign(text.substr(keep));
+}
+
 void ParserBase::close_string_call(Sink& sink) {
   call_text(sink, "\"}");
   close_call(sink);

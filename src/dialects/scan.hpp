@@ -123,6 +123,13 @@ class ParserBase : public StreamParser {
   void open_string_call(Sink& sink, const std::string& name, std::string_view key);
   void call_string_text(Sink& sink, std::string_view text);
   void close_string_call(Sink& sink);
+  // The string streamed as a text trimmed at both ends (what trimming the whole text would give):
+  // leading whitespace is skipped, trailing whitespace held until more text follows.
+  struct Trimmed {
+    std::string pending;
+    bool started = false;
+  };
+  void call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t);
   // What is being read stops being a call: an open call is closed and cut (its source text, what
   // was recorded, goes with the warning: the whole-message result gives it as content); with no
   // call open the recorded text is given back as content. With take_rest (at the end of the

@@ -340,3 +340,42 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
   }
 }
+
+// Arguments that are not a JSON object (ReAct free text, Qwen-Agent text and code blocks) stream
+// into the tool's first parameter as they arrive: the same arguments as the whole text gives.
+TEST(DialectStreaming, TextArgumentsStreamIntoTheFirstParameter) {
+  const std::string value = long_value();
+  struct Case {
+    const char* dialect;
+    const char* text;
+    const char* tool;
+  };
+  const Case cases[] = {
+      {"react", "Thought: note it\nAction: write_note\nAction Input: VALUE\nObservation: ok", "write_note"},
+      {"react", "Action: write_note\nAction Input:  VALUE  ", "write_note"},
+      {"qwen_agent", "✿FUNCTION✿: write_note\n✿ARGS✿: VALUE\n✿RESULT✿: ok", "write_note"},
+      {"qwen_agent", "✿FUNCTION✿: code_interpreter\n✿ARGS✿: ```py\nVALUE\n```\n✿RESULT✿", "code_interpreter"},
+      {"qwen_agent", "✿FUNCTION✿: code_interpreter\n✿ARGS✿: ```\nVALUE\n```\n(the code above)", "code_interpreter"},
+  };
+  ParseOptions o;
+  o.tools = json::parse(
+      R"([{"type":"function","function":{"name":"write_note","parameters":{"type":"object","properties":{"text":{"type":"string"}}}}},)"
+      R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object","properties":{"code":{"type":"string"}}}}}])");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
+    const Dialect& d = *find(c.dialect);
+    std::string text = c.text;
+    size_t at = text.find("VALUE");
+    text.replace(at, 5, value);
+    const std::string key = std::string(c.tool) == "write_note" ? "text" : "code";
+    const std::string want = "{\"" + key + "\":\"" + value + "\"}";
+    auto events = fed_bytewise(d, o, text, at + value.size() / 2, c.tool, want.substr(0, want.size() / 2 - 8));
+    ParsedMessage m = collect(events);
+    ASSERT_EQ(m.tool_calls.size(), 1u);
+    EXPECT_EQ(m.tool_calls[0].arguments, want);
+    EXPECT_TRUE(m.warnings.empty());
+    auto whole = feed_cut(d, o, text, {});
+    EXPECT_EQ(events_text(events), events_text(whole));
+    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
+  }
+}
