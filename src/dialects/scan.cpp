@@ -387,9 +387,15 @@ void ParserBase::abandon_call(Sink& sink, WarningKind k, std::string detail, boo
     give_back(sink, k, std::move(detail));
     return;
   }
-  close_call(sink);
+  note_call_end(calls_ - 1);
+  open_ = false;
+  cut_streamed_call(sink, calls_ - 1, k, std::move(detail));
+}
+
+void ParserBase::cut_streamed_call(Sink& sink, size_t index, WarningKind k, std::string detail) {
+  sink.on(ToolCallEnd{index});
   Warning w{k, std::move(detail)};
-  w.cut_call = calls_ - 1;
+  w.cut_call = index;
   w.cut_text = std::move(raw_);
   sink.on(std::move(w));
   stop_recording();

@@ -135,6 +135,9 @@ class ParserBase : public StreamParser {
   // call open the recorded text is given back as content. With take_rest (at the end of the
   // output) the bytes left undecided belong to it.
   void abandon_call(Sink& sink, WarningKind k, std::string detail, bool take_rest = false);
+  // The same for a call a family streams with its own writer (schema::ArgsWriter): call `index`
+  // is ended and cut, its recorded text going with the warning.
+  void cut_streamed_call(Sink& sink, size_t index, WarningKind k, std::string detail);
 
   // ---- a call to a tool that is not among the request's tools (issue 12 §6) ----
   // The output guard keeps such a call out of the calls and gives it back as content: as the model

@@ -355,12 +355,7 @@ void XmlCallParser::body_end(Sink& sink) {
       // What was streamed stands, unfinished; the whole-message result gives the call's text back
       // as content (docs/design.md §3.2, "a call cut short").
       advance(rest().size());
-      sink.on(ToolCallEnd{cur_});
-      Warning w{WarningKind::TruncatedCall, "output ended inside a tool call"};
-      w.cut_call = cur_;
-      w.cut_text = std::move(raw_);
-      sink.on(std::move(w));
-      stop_recording();
+      cut_streamed_call(sink, cur_, WarningKind::TruncatedCall, "output ended inside a tool call");
       st_ = St::Content;
     }
   }

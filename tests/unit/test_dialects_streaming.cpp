@@ -170,24 +170,6 @@ std::string long_value() {
   return v + "end.";  // no trailing whitespace: the XML families trim a value's edges
 }
 
-// Feeds `text` one byte at a time. After `half` bytes (no finish) the events must already hold one
-// call named `name` whose arguments start with `head`. Returns all the events (finished).
-std::vector<Event> fed_bytewise(const Dialect& d, const ParseOptions& o, const std::string& text, size_t half,
-                                const std::string& name, const std::string& head) {
-  EventLog log;
-  auto p = d.make_parser(o);
-  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
-  ParsedMessage partial = collect(log.events);
-  EXPECT_EQ(partial.tool_calls.size(), 1u);
-  if (!partial.tool_calls.empty()) {
-    EXPECT_EQ(partial.tool_calls[0].name, name);
-    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
-  }
-  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
-  p->finish(log);
-  return log.events;
-}
-
 }  // namespace
 
 TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
