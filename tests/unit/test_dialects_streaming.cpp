@@ -134,6 +134,8 @@ const StreamCase kStreamCases[] = {
                     "\"parameters\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]<|END_ACTION|>"},
     {"qwen3_coder", "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nVALUE\n"
                     "</parameter>\n</function>\n</tool_call>"},
+    {"qwen3_coder", "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_call>"},
+    {"minimax_m2", "<tool_calls>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_calls>"},
     {"glm45", "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>content</arg_key>\n"
               "<arg_value>VALUE</arg_value>\n</tool_call>"},
     {"minimax_m2", "<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">a.txt</parameter>\n"
