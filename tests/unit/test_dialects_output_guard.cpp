@@ -344,6 +344,22 @@ TEST(OutputGuard, DeepSeekBlockNotReadableWholeIsContentWhole) {
       {"deepseek_v31",
        "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜>"
        "<｜tool▁call▁begin｜>not a call<｜tool▁calls▁end｜> B"},
+      // The JSON of a later call turns invalid after it was announced, or is not an object.
+      {"deepseek_v3",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```"
+       "<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Oslo\" x}\n```"
+       "<｜tool▁call▁end｜><｜tool▁calls▁end｜> B"},
+      {"deepseek_v31",
+       "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜>"
+       "<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>[\"Oslo\"]<｜tool▁call▁end｜><｜tool▁calls▁end｜> B"},
+      // V3.2's DSML block, the same rules: a later invoke that is not one, a JSON body turning invalid.
+      {"deepseek_v32",
+       "A <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">"
+       "Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke garbage>\n</｜DSML｜function_calls> B"},
+      {"deepseek_v32",
+       "A <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">"
+       "Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"get_weather\">{\"city\": \"Oslo\" x}</｜DSML｜invoke>\n"
+       "</｜DSML｜function_calls> B"},
   };
   ParseOptions o;
   o.tools = tools_of(R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}])");
