@@ -34,7 +34,7 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
                 "near_miss_array_in_tool_call", "near_miss_bare_object_whole", "near_miss_fence_after_marker",
                 "near_miss_fenced_array", "near_miss_fenced_whole_output", "near_miss_function_eq",
                 "near_miss_function_name_attr", "near_miss_json_wrapper", "near_miss_response_wrapper",
-                "near_miss_tool_wrapper", "near_miss_tools_wrapper"}},
+                "near_miss_tool_wrapper", "near_miss_tools_wrapper", "near_miss_qwen25_coder_pretty_bare_object"}},
     // The template's own <|"|> value syntax: the grammar writes the arguments as JSON.
     {"gemma4", {"one_call", "string_holding_close_marker"}},
     // Attribute escapes and a <|open|>json block: the grammar writes typed argument elements.
@@ -46,7 +46,8 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     // vLLM's cases: other separators, a property the schema does not list; a fenced near miss.
     {"llama3_json", {"type_function_and_arguments", "semicolon_parallel", "array_of_calls", "comma_parallel",
                      "vllm_parallel_newline_separated", "vllm_parallel_bare_semicolon", "vllm_three_calls_spaced_semicolons",
-                     "vllm_brackets_and_escaped_quotes_in_strings", "near_miss_fenced_whole_output"}},
+                     "vllm_brackets_and_escaped_quotes_in_strings", "near_miss_fenced_whole_output",
+                     "llama4_scout_type_function_json"}},
     // [TOOL_CALLS]NAME{…} is what is left when the tokenizer drops [ARGS]; the grammar writes [ARGS].
     {"mistral", {"decoded_without_markers"}},
     // A call section inside unclosed thinking; ids without the "functions." prefix.
