@@ -322,7 +322,9 @@ class Gemma4Parser final : public scan::ParserBase {
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::Name) {
+    if (call_is_open()) {  // the output ended inside an announced call (a state that waited for more)
+      cut(sink, "");
+    } else if (st_ == St::Name) {
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a <|tool_call>");
       st_ = St::Content;
     } else if (st_ == St::Reasoning || st_ == St::Channel) {
