@@ -151,15 +151,11 @@ class ChatGlm3Parser final : public GlmSegmentParser {
   // (whitespace between); before anything else it is code.
   bool code_step(Sink& sink, bool eof) {
     static const std::vector<std::string_view> markers = scan::joined({"```"}, segment_ends());
-    std::string_view r = rest();
-    scan::MarkerHit h = scan::find_marker(r, markers);
-    size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-    code_text(sink, r.substr(0, upto));
-    advance(upto);
-    if (h.which < 0) {
-      if (!eof) return upto > 0;
+    int k = trimmed_string_until(sink, markers, code_, eof);
+    if (k < 0) {
+      if (!eof) return false;
       abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the code of '" + name_ + "'", true);
-    } else if (h.which == 0) {
+    } else if (k == 0) {
       advance(3);
       fence_ws_.clear();
       cs_ = Cs::CodeFence;
@@ -185,8 +181,8 @@ class ChatGlm3Parser final : public GlmSegmentParser {
       ends = ends || t == m;
     }
     if (!ends) {  // the fence and its whitespace were code
-      code_text(sink, "```");
-      code_text(sink, fence_ws_);
+      call_trimmed_text(sink, "```", code_);
+      call_trimmed_text(sink, fence_ws_, code_);
       cs_ = Cs::Code;
       return true;
     }
@@ -196,8 +192,6 @@ class ChatGlm3Parser final : public GlmSegmentParser {
     end_call();
     return true;
   }
-  void code_text(Sink& sink, std::string_view t) { call_trimmed_text(sink, t, code_); }
-
   // The streamed path's bytes are kept in body_ too, for the whole path to take over.
   void take(size_t n) {
     body_.append(rest().substr(0, n));

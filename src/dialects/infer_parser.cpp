@@ -215,13 +215,8 @@ class InferredParser final : public scan::ThinkParser {
   }
   // After a streamed call: its close marker (a missing one is warned about).
   bool stream_close_step(Sink& sink, bool eof) {
-    int m = 0;
-    size_t len = 0;
-    if (!s_->call_close.empty()) {
-      m = scan::match_any(rest(), {s_->call_close}, eof, &len);
-      if (m == -2) return false;
-      if (m == 0) advance(len);
-    }
+    int m = close_marker(eof);
+    if (m == -2) return false;
     if (not_call_) {
       not_call_ = false;
       give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
@@ -233,6 +228,15 @@ class InferredParser final : public scan::ThinkParser {
     if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without " + s_->call_close);
     st_ = St::After;
     return true;
+  }
+
+  // The call's close marker: 0 read (or the spec has none), -1 missing, -2 more input needed.
+  int close_marker(bool eof) {
+    if (s_->call_close.empty()) return 0;
+    size_t len = 0;
+    int m = scan::match_any(rest(), {s_->call_close}, eof, &len);
+    if (m == 0) advance(len);
+    return m;
   }
 
   bool json_step(Sink& sink) {
@@ -249,13 +253,8 @@ class InferredParser final : public scan::ThinkParser {
 
   // After the call's JSON: its close marker, then the call is emitted (or given back).
   bool close_step(Sink& sink, bool eof) {
-    int m = 0;
-    size_t len = 0;
-    if (!s_->call_close.empty()) {
-      m = scan::match_any(rest(), {s_->call_close}, eof, &len);
-      if (m == -2) return false;
-      if (m == 0) advance(len);
-    }
+    int m = close_marker(eof);
+    if (m == -2) return false;
     if (!emit(sink)) {
       give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
       st_ = s_->start_only ? St::Text : St::Content;

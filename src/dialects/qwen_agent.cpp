@@ -106,14 +106,10 @@ class QwenAgentParser final : public scan::ThinkParser {
         return true;
       }
       case St::ArgsText: {
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, kMarkers);
-        size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-        call_trimmed_text(sink, r.substr(0, upto), text_);
-        advance(upto);
-        if (h.which < 0 && !eof) return upto > 0;
+        int k = trimmed_string_until(sink, kMarkers, text_, eof);
+        if (k < 0 && !eof) return false;
         close_string_call(sink);
-        return after_args(h.which);
+        return after_args(k);
       }
       case St::FenceTag: {
         // "```TAG\n": the tag line is dropped (strip_code_fence); a line that is not a tag is code.

@@ -96,12 +96,7 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::InputText: {
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, lines_);
-        size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-        call_trimmed_text(sink, r.substr(0, upto), text_);
-        advance(upto);
-        if (h.which < 0 && !eof) return upto > 0;
+        if (trimmed_string_until(sink, lines_, text_, eof) < 0 && !eof) return false;
         // The next label or the end of the output (its stop word eaten) ends the text.
         close_string_call(sink);
         stop_recording();

@@ -258,10 +258,15 @@ int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof
 }
 
 int ParserBase::string_arg_until(Sink& sink, Markers markers, bool eof) {
+  Trimmed verbatim{{}, true, false};
+  return trimmed_string_until(sink, markers, verbatim, eof);
+}
+
+int ParserBase::trimmed_string_until(Sink& sink, Markers markers, Trimmed& t, bool eof) {
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
-  call_string_text(sink, r.substr(0, upto));
+  call_trimmed_text(sink, r.substr(0, upto), t);
   advance(upto);
   return h.which;
 }
@@ -354,6 +359,7 @@ void ParserBase::call_string_text(Sink& sink, std::string_view text) {
 }
 
 void ParserBase::call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t) {
+  if (!t.trim) return call_string_text(sink, text);
   if (!t.started) {
     while (!text.empty() && is_json_ws(text.front())) text.remove_prefix(1);
     if (text.empty()) return;

@@ -128,6 +128,7 @@ class ParserBase : public StreamParser {
   struct Trimmed {
     std::string pending;
     bool started = false;
+    bool trim = true;  // false: the text goes out as it is
   };
   void call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t);
   // What is being read stops being a call: an open call is closed and cut (its source text, what
@@ -214,6 +215,8 @@ class ParserBase : public StreamParser {
   int collect_until(std::string& acc, Markers markers, bool eof);
   // Like collect_until, but the text streams into the open string call (open_string_call).
   int string_arg_until(Sink& sink, Markers markers, bool eof);
+  // The same, the text trimmed as a whole (call_trimmed_text).
+  int trimmed_string_until(Sink& sink, Markers markers, Trimmed& t, bool eof);
   // Skips JSON whitespace; true when a non-whitespace byte is available.
   bool skip_ws();
   enum class Match { Yes, No, NeedMore };

@@ -81,4 +81,20 @@ std::vector<toolchat::dialects::Event> fed_bytewise(const D& d, const toolchat::
   return log.events;
 }
 
+// One call named `name` with arguments `want` in `text`: fed a byte at a time, the events hold the
+// call and the first `head` bytes of its arguments once `half` bytes are in; the result has that
+// one call and no warning; the events are the same fed whole and in 7-byte pieces.
+template <class D>
+void expect_streamed_call(const D& d, const toolchat::dialects::ParseOptions& o, const std::string& text, size_t half,
+                          const std::string& name, const std::string& want, size_t head) {
+  auto events = fed_bytewise(d, o, text, half, name, want.substr(0, head));
+  toolchat::dialects::ParsedMessage m = toolchat::dialects::collect(events);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(m.tool_calls[0].arguments, want);
+  EXPECT_TRUE(m.warnings.empty());
+  auto whole = feed_cut(d, o, text, {});
+  EXPECT_EQ(events_text(events), events_text(whole));
+  EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
+}
+
 }  // namespace dialect_test

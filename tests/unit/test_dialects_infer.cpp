@@ -233,7 +233,7 @@ dialects::InferredDialect spec(const std::string& json_text) {
 
 }  // namespace
 
-// Issue 12 §1: an inferred dialect streams a call as the model writes it, in each form: the call
+// issue 12 §1: an inferred dialect streams a call as the model writes it, in each form: the call
 // is announced once its name is known and a long string value goes out as it arrives; the events
 // are the same for every chunking, and the fragments join to the whole result's arguments.
 TEST(DialectInfer, CallsStreamInEveryForm) {
@@ -269,19 +269,11 @@ TEST(DialectInfer, CallsStreamInEveryForm) {
     std::string text = c.text;
     size_t at = text.find("VALUE");
     text.replace(at, 5, value);
-    auto events = dialect_test::fed_bytewise(d, o, text, at + value.size() / 2, "write_file",
-                                             want.substr(0, 27 + value.size() / 2 - 8));
-    auto m = dialects::collect(events);
-    ASSERT_EQ(m.tool_calls.size(), 1u);
-    EXPECT_EQ(m.tool_calls[0].arguments, want);
-    EXPECT_TRUE(m.warnings.empty());
-    auto whole = dialect_test::feed_cut(d, o, text, {});
-    EXPECT_EQ(events_text(events), events_text(whole));
-    EXPECT_EQ(events_text(whole), events_text(dialect_test::feed_chunked(d, o, text, 7)));
+    dialect_test::expect_streamed_call(d, o, text, at + value.size() / 2, "write_file", want, 27 + value.size() / 2 - 8);
     // Cut short inside the value: what was streamed, then the call's end and a truncated_call
     // warning; the whole result is the call's text as content.
     std::string cut = text.substr(0, at + 1000);
-    m = dialects::collect(dialect_test::feed_cut(d, o, cut, {}));
+    auto m = dialects::collect(dialect_test::feed_cut(d, o, cut, {}));
     EXPECT_TRUE(m.tool_calls.empty());
     EXPECT_EQ(m.content, cut);
     ASSERT_EQ(m.warnings.size(), 1u);

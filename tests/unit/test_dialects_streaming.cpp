@@ -313,15 +313,8 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     std::string text = c.text;
     size_t at = text.find("CODE");
     text.replace(at, 4, code);
-    std::vector<Event> events = fed_bytewise(d, o, text, at + code.size() / 2, c.tool, want.substr(0, want.size() / 2 - 16));
-    ParsedMessage m = collect(events);
-    ASSERT_EQ(m.tool_calls.size(), 1u);
-    EXPECT_EQ(m.tool_calls[0].arguments, want);
-    EXPECT_TRUE(m.warnings.empty());
-    auto whole = feed_cut(d, o, text, {});
-    EXPECT_EQ(events_text(events), events_text(whole));
-    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
-    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
+    expect_streamed_call(d, o, text, at + code.size() / 2, c.tool, want, want.size() / 2 - 16);
+    EXPECT_EQ(events_text(feed_cut(d, o, text, {})), events_text(feed_chunked(d, o, text, 64)));
   }
 }
 
@@ -353,13 +346,6 @@ TEST(DialectStreaming, TextArgumentsStreamIntoTheFirstParameter) {
     text.replace(at, 5, value);
     const std::string key = std::string(c.tool) == "write_note" ? "text" : "code";
     const std::string want = "{\"" + key + "\":\"" + value + "\"}";
-    auto events = fed_bytewise(d, o, text, at + value.size() / 2, c.tool, want.substr(0, want.size() / 2 - 8));
-    ParsedMessage m = collect(events);
-    ASSERT_EQ(m.tool_calls.size(), 1u);
-    EXPECT_EQ(m.tool_calls[0].arguments, want);
-    EXPECT_TRUE(m.warnings.empty());
-    auto whole = feed_cut(d, o, text, {});
-    EXPECT_EQ(events_text(events), events_text(whole));
-    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
+    expect_streamed_call(d, o, text, at + value.size() / 2, c.tool, want, want.size() / 2 - 8);
   }
 }
