@@ -180,7 +180,8 @@ class ValueEnd {
 // member by member and written as compact JSON as it goes, a <|"|>string<|"|> value streaming
 // (JSON-escaped) as it arrives, any other value held until it ends (a number's last digit, a
 // nested object's close) and then converted. A call that turns out not to be the template's form
-// after it was announced is cut (the whole-message result gives its text back as content).
+// after it was announced is cut (the whole-message result gives its text back as content); so is
+// one the output ends inside (at_end: the states just wait for more input).
 class Gemma4Parser final : public scan::ParserBase {
  public:
   explicit Gemma4Parser(const ParseOptions& o) : ParserBase(o) { st_ = o.reasoning_open ? St::Channel : St::Content; }
@@ -251,14 +252,14 @@ class Gemma4Parser final : public scan::ParserBase {
         return true;
       }
       case St::Colon: {
-        if (!skip_ws()) return eof ? cut(sink, "") : false;
+        if (!skip_ws()) return false;
         if (rest()[0] != ':') return cut(sink, "a key not followed by ':'");
         advance(1);
         st_ = St::Value;
         return true;
       }
       case St::Value: {
-        if (!skip_ws()) return eof ? cut(sink, "") : false;
+        if (!skip_ws()) return false;
         Match m = match(kQuote, eof);
         if (m == Match::NeedMore) return false;
         if (m == Match::Yes) {
@@ -273,7 +274,7 @@ class Gemma4Parser final : public scan::ParserBase {
       }
       case St::StringValue: {
         // No escapes in the template's strings: everything up to the closing quote token is the text.
-        if (string_arg_until(sink, {kQuote}, eof) < 0) return eof ? cut(sink, "") : false;
+        if (string_arg_until(sink, {kQuote}, eof) < 0) return false;
         advance(kQuote.size());
         call_text(sink, "\"");
         st_ = St::AfterValue;
@@ -283,7 +284,7 @@ class Gemma4Parser final : public scan::ParserBase {
         auto [n, ended] = end_.scan(rest(), eof);
         body_.append(rest().substr(0, n));
         advance(n);
-        if (!ended) return eof ? cut(sink, "") : n > 0;
+        if (!ended) return false;
         ValueReader r(body_);
         std::optional<Value> v = r.value();
         if (!v || !r.at_end()) return cut(sink, "a value the template would not write");
@@ -292,7 +293,7 @@ class Gemma4Parser final : public scan::ParserBase {
         return true;
       }
       case St::AfterValue: {
-        if (!skip_ws()) return eof ? cut(sink, "") : false;
+        if (!skip_ws()) return false;
         char c = rest()[0];
         if (c != ',' && c != '}') return cut(sink, "a value not followed by ',' or '}'");
         advance(1);
@@ -305,7 +306,7 @@ class Gemma4Parser final : public scan::ParserBase {
         return true;
       }
       case St::Close: {
-        if (!skip_ws()) return eof ? cut(sink, "") : false;
+        if (!skip_ws()) return false;
         Match m = match(kCallClose, eof);
         if (m == Match::NeedMore) return false;
         if (m == Match::No) return cut(sink, "a call's arguments not followed by <tool_call|>");
@@ -336,7 +337,7 @@ class Gemma4Parser final : public scan::ParserBase {
   static constexpr size_t kMaxName = 1024;
 
   bool key_step(Sink& sink, bool eof) {
-    if (!skip_ws()) return eof ? cut(sink, "") : false;
+    if (!skip_ws()) return false;
     if (rest()[0] == '}' && members_ == 0) {  // call:NAME{}
       advance(1);
       call_text(sink, "}");
@@ -345,7 +346,7 @@ class Gemma4Parser final : public scan::ParserBase {
     }
     if (rest()[0] == '"') {  // a JSON key, written where the template writes its own syntax
       auto [n, ended] = json_key_end();
-      if (n == 0) return eof ? cut(sink, "") : false;
+      if (n == 0) return false;
       auto k = json_value(rest().substr(0, n));
       if (!k || !k->is_str() || !ended) return cut(sink, "not a key");
       advance(n);
