@@ -371,8 +371,12 @@ void ParserBase::call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t
     t.pending.append(text);
     return;
   }
-  call_string_text(sink, t.pending);
-  call_string_text(sink, text.substr(0, keep));
+  if (t.pending.empty()) {
+    call_string_text(sink, text.substr(0, keep));
+  } else {  // one fragment
+    t.pending.append(text.substr(0, keep));
+    call_string_text(sink, t.pending);
+  }
   t.pending.assign(text.substr(keep));
 }
 
