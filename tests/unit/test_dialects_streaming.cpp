@@ -158,6 +158,9 @@ const StreamCase kStreamCases[] = {
     {"chatglm3", "write_file\n```python\ntool_call(path='a.txt', content='VALUE')\n```"},
     {"gemma4", "<|tool_call>call:write_file{path:<|\"|>a.txt<|\"|>,content:<|\"|>VALUE<|\"|>}<tool_call|>"},
     {"gemma4", "<|tool_call>call:write_file{\"path\": <|\"|>a.txt<|\"|>, <|\"|>content<|\"|>: <|\"|>VALUE<|\"|>}<tool_call|>"},
+    {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" "
+                "type=\"string\"<|sep|>a.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>VALUE"
+                "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
