@@ -5,8 +5,9 @@
 // block is text (the first line of a reply without the leading line break).
 //
 // A tool call streams: once the block's `tool_call(` is read the call is announced and its keyword
-// arguments go out as they arrive (pylit::KwargsStream). Any other body (the interpreter's code, a
-// block that does not start with `tool_call(`) is read whole to the segment's end, as before.
+// arguments go out as they arrive (pylit::KwargsStream); the interpreter's code streams as it arrives
+// (code_step). Any other body (a block that does not start with `tool_call(`) is read whole to the
+// segment's end.
 #include "dialects/gbnf.hpp"
 #include "dialects/glm_segments.hpp"
 #include "dialects/json_util.hpp"
@@ -51,7 +52,12 @@ class ChatGlm3Parser final : public GlmSegmentParser {
         for (char c : r.substr(0, nl))
           if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) return to_whole();
         take(nl + 1);
-        if (name_ == "interpreter") return to_whole();
+        if (name_ == "interpreter") {
+          open_string_call(sink, name_, "code");
+          code_ = {};
+          cs_ = Cs::Code;
+          return true;
+        }
         cs_ = Cs::Head;
         return true;
       }
@@ -90,6 +96,8 @@ class ChatGlm3Parser final : public GlmSegmentParser {
         end_call();
         return true;
       }
+      case Cs::Code: return code_step(sink, eof);
+      case Cs::CodeFence: return code_fence_step(sink, eof);
       case Cs::Whole: break;
     }
     int k = collect_until(body_, segment_ends(), eof);
@@ -108,7 +116,7 @@ class ChatGlm3Parser final : public GlmSegmentParser {
   }
 
   void call_end(Sink& sink) override {
-    if (cs_ == Cs::Args) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
+    if (cs_ == Cs::Args || cs_ == Cs::Code) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the arguments of '" + name_ + "'", true);
     reset_call();
   }
 
@@ -137,6 +145,53 @@ class ChatGlm3Parser final : public GlmSegmentParser {
     stop_recording();  // after: an unknown tool's text is the recording (note_call)
   }
 
+  // The interpreter's code streams as it arrives. It is the block's text trimmed (as the whole
+  // block's strip_code_fence would give it): leading whitespace is skipped, trailing whitespace held
+  // until text follows. A ``` ends the code only when the segment or the output ends after it
+  // (whitespace between); before anything else it is code.
+  bool code_step(Sink& sink, bool eof) {
+    static const std::vector<std::string_view> markers = scan::joined({"```"}, segment_ends());
+    int k = trimmed_string_until(sink, markers, code_, eof);
+    if (k < 0) {
+      if (!eof) return false;
+      abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the code of '" + name_ + "'", true);
+    } else if (k == 0) {
+      advance(3);
+      fence_ws_.clear();
+      cs_ = Cs::CodeFence;
+      return true;
+    } else {
+      abandon_call(sink, WarningKind::MalformedCall, "the body of '" + name_ + "' is not a complete code block");
+    }
+    reset_call();
+    end_call();
+    return true;
+  }
+  bool code_fence_step(Sink& sink, bool eof) {
+    std::string_view r = rest();
+    size_t i = 0;
+    while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+    fence_ws_.append(r.substr(0, i));
+    advance(i);
+    if (i == r.size() && !eof) return i > 0;
+    bool ends = i == r.size();
+    for (std::string_view m : segment_ends()) {
+      std::string_view t = rest().substr(0, m.size());
+      if (m.starts_with(t) && t.size() < m.size() && !eof) return false;  // could still be the marker
+      ends = ends || t == m;
+    }
+    if (!ends) {  // the fence and its whitespace were code
+      call_trimmed_text(sink, "```", code_);
+      call_trimmed_text(sink, fence_ws_, code_);
+      cs_ = Cs::Code;
+      return true;
+    }
+    close_string_call(sink);
+    stop_recording();
+    reset_call();
+    end_call();
+    return true;
+  }
   // The streamed path's bytes are kept in body_ too, for the whole path to take over.
   void take(size_t n) {
     body_.append(rest().substr(0, n));
@@ -152,8 +207,10 @@ class ChatGlm3Parser final : public GlmSegmentParser {
   }
 
   static constexpr size_t kMaxTag = 32;
-  enum class Cs { Fence, Tag, Head, Args, Tail, Whole } cs_ = Cs::Fence;
+  enum class Cs { Fence, Tag, Head, Args, Tail, Code, CodeFence, Whole } cs_ = Cs::Fence;
   std::string body_;
+  Trimmed code_;          // the interpreter's code
+  std::string fence_ws_;  // the whitespace after a ``` in the code
   pylit::KwargsStream kwargs_;
 };
 

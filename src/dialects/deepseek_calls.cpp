@@ -37,6 +37,21 @@ const auto& sep() {
 constexpr size_t kMaxName = 256;
 constexpr const char* kUnclosed = "tool calls block without its end marker";
 
+}  // namespace
+
+void DeepSeekBlock::cut(Sink& sink) {
+  for (size_t i = first; i < first + calls; ++i) {
+    Warning w{WarningKind::MalformedCall, "tool calls block that cannot be read whole: its calls are content"};
+    w.cut_call = i;
+    if (i == first) w.cut_text = std::move(text);
+    sink.on(std::move(w));
+  }
+  text.clear();
+  calls = 0;
+}
+
+namespace {
+
 class DeepSeekParser final : public scan::ThinkParser {
  public:
   DeepSeekParser(const ParseOptions& o, DeepSeekShape shape) : ThinkParser(o, "<think>", "</think>"), shape_(shape) {}
@@ -49,9 +64,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         int k = text_until(sink, calls_begin(), false, eof);
         if (k < 0) return false;
         start_recording(calls_begin()[k]);
-        in_block_ = 0;
-        block_first_ = calls_;
-        block_text_.clear();
+        block_.start(calls_);
         st_ = St::List;
         return true;
       }
@@ -65,7 +78,7 @@ class DeepSeekParser final : public scan::ThinkParser {
           st_ = St::AfterBlock;
           return true;
         }
-        if (m < 0 && in_block_ > 0) {
+        if (m < 0 && block_.calls > 0) {
           unclosed_block(sink, kUnclosed);
           st_ = St::Content;
           return true;
@@ -101,7 +114,18 @@ class DeepSeekParser final : public scan::ThinkParser {
         return true;
       }
       case St::Json:
-        return args_step(args_, sink, "", name_, st_, {.done = St::Tail, .cut = St::Content, .close = false, .not_object = kNotObject});
+        switch (args_.step(*this, sink, "", name_)) {
+          case scan::ArgsReader::Status::NeedMore: return false;
+          case scan::ArgsReader::Status::Done: st_ = St::Tail; return true;
+          case scan::ArgsReader::Status::NotObject: return malformed_in_block(sink, kNotObject);
+          case scan::ArgsReader::Status::Broken:
+            // The JSON turned invalid after the call was announced: cut, and with it the block.
+            block_.cut(sink);
+            abandon_call(sink, WarningKind::MalformedCall, "arguments of '" + name_ + "': not a valid JSON object");
+            st_ = St::Content;
+            return true;
+        }
+        return false;
       case St::Tail: {
         int m = scan::match_any(rest(), {"```"}, eof, &len);
         if (m == -2) return false;
@@ -114,11 +138,10 @@ class DeepSeekParser final : public scan::ThinkParser {
         if (m == -2) return false;
         if (m >= 0) advance(len);
         close_call(sink);
-        ++in_block_;
         // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
         // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
         if (m < 0) warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
-        block_text_ += raw_;
+        block_.add_call(raw_);
         start_recording();
         st_ = St::List;
         return true;
@@ -130,7 +153,7 @@ class DeepSeekParser final : public scan::ThinkParser {
 
   void body_end(Sink& sink) override {
     if (st_ == St::Content || st_ == St::AfterBlock) return;
-    if (st_ == St::List && in_block_ > 0) {
+    if (st_ == St::List && block_.calls > 0) {
       unclosed_block(sink, kUnclosed);
       return;
     }
@@ -160,27 +183,15 @@ class DeepSeekParser final : public scan::ThinkParser {
     return true;
   }
 
-  // A call that is not one, in a block that already gave calls: the block cannot be recovered
-  // whole, so the whole-message result has it as content whole (issue 12 §4): the calls read from
-  // it are cut (streamed events cannot be taken back; the first cut carries the block's text up to
-  // this call, from its open marker), and this call's text follows as content.
+  // A call that is not one, in a block that already gave calls: content whole (DeepSeekBlock).
   bool malformed_in_block(Sink& sink, std::string why) {
-    for (size_t i = block_first_; in_block_ > 0 && i < calls_; ++i) {
-      Warning w{WarningKind::MalformedCall, "tool calls block that cannot be read whole: its calls are content"};
-      w.cut_call = i;
-      if (i == block_first_) w.cut_text = std::move(block_text_);
-      sink.on(std::move(w));
-    }
-    block_text_.clear();
-    in_block_ = 0;
+    block_.cut(sink);
     return malformed(sink, std::move(why), st_);
   }
 
   DeepSeekShape shape_;
   enum class St { Content, List, Head, Name, Fence, Json, Tail, End, AfterBlock } st_ = St::Content;
-  size_t in_block_ = 0;
-  size_t block_first_ = 0;  // the index of the block's first call
-  std::string block_text_;  // the block's text up to the call being read
+  DeepSeekBlock block_;
   std::string name_;
   scan::ArgsReader args_;
 };

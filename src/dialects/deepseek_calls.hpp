@@ -9,10 +9,33 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "dialects/dialect.hpp"
 
 namespace toolchat::dialects {
+
+// The calls of a DeepSeek tool calls block (V3/V3.1 and V3.2's DSML): when a later call in the block
+// is not a call, the block cannot be recovered whole and the whole-message result has it as content
+// whole (issue 12 §4). Streamed events cannot be taken back, so the block's calls are cut: cut()
+// sends a MalformedCall warning per call, the first carrying the block's text up to the bad call
+// (from its open marker); the bad call's own text follows it as content.
+struct DeepSeekBlock {
+  size_t first = 0;  // the index of the block's first call
+  size_t calls = 0;  // the block's calls so far
+  std::string text;  // the block's text up to the call being read
+  void start(size_t first_call) {
+    first = first_call;
+    calls = 0;
+    text.clear();
+  }
+  void add_call(std::string_view call_text) {
+    ++calls;
+    text += call_text;
+  }
+  void cut(Sink& sink);
+};
 
 enum class DeepSeekShape { V3, V31 };
 std::unique_ptr<StreamParser> make_deepseek_parser(const ParseOptions& o, DeepSeekShape shape);

@@ -10,6 +10,7 @@
 // announced once its invoke's name is read; a string parameter's value streams as it arrives, any
 // other value is converted once its close tag comes.
 #include "dialects/call_reader.hpp"
+#include "dialects/deepseek_calls.hpp"
 #include "dialects/gbnf.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/tool_fields.hpp"
@@ -41,7 +42,7 @@ class DsmlParser final : public scan::ThinkParser {
         int k = text_until(sink, kBlockOpen, false, eof);
         if (k < 0) return false;
         start_recording(kBlockOpen[k]);
-        in_block_ = 0;
+        block_.start(calls_);
         st_ = St::Block;
         return true;
       }
@@ -50,7 +51,7 @@ class DsmlParser final : public scan::ThinkParser {
         int m = scan::match_any(rest(), opts, eof, &len);
         if (m == -2) return false;
         if (m < 0) {
-          if (in_block_ == 0) return eof ? false : malformed(sink, "no invoke in the function_calls block", st_);
+          if (block_.calls == 0) return eof ? false : malformed(sink, "no invoke in the function_calls block", st_);
           unclosed_block(sink, kUnclosed);
           st_ = St::Content;
           return true;
@@ -150,7 +151,7 @@ class DsmlParser final : public scan::ThinkParser {
 
   void body_end(Sink& sink) override {
     if (st_ == St::Content || st_ == St::AfterBlock) return;
-    if (st_ == St::Block && in_block_ > 0) {
+    if (st_ == St::Block && block_.calls > 0) {
       unclosed_block(sink, kUnclosed);
       return;
     }
@@ -198,7 +199,9 @@ class DsmlParser final : public scan::ThinkParser {
   }
 
   // Text that is not DSML inside an invoke: the call (open since its name) is cut there.
+  // A block that gave calls before is then content whole (DeepSeekBlock).
   bool bad(Sink& sink, std::string why) {
+    block_.cut(sink);
     if (!call_is_open()) return malformed(sink, std::move(why), st_);
     abandon_call(sink, WarningKind::MalformedCall, std::move(why));
     st_ = St::Content;
@@ -209,7 +212,7 @@ class DsmlParser final : public scan::ThinkParser {
     if (params_ == 0) call_text(sink, "{}");
     else if (params_ != SIZE_MAX) call_text(sink, "}");
     close_call(sink);
-    ++in_block_;
+    block_.add_call(raw_);
     start_recording();
     st_ = St::Block;
     return true;
@@ -217,7 +220,7 @@ class DsmlParser final : public scan::ThinkParser {
 
 
   enum class St { Content, Block, InvokeTag, InvokeBody, ParamTag, ParamValue, Json, JsonEnd, AfterBlock } st_ = St::Content;
-  size_t in_block_ = 0;
+  DeepSeekBlock block_;
   std::string name_, param_, value_;
   std::optional<std::string> string_attr_;
   size_t params_ = 0;  // parameters written; SIZE_MAX: the body was one JSON object

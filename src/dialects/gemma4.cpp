@@ -4,10 +4,11 @@
 // token cannot occur inside), true / false, a bare number, {key:VALUE,…} (keys bare in calls,
 // <|"|>-quoted elsewhere) or [VALUE,…]. Reasoning is a channel, <|channel>thought\n…<channel|>;
 // <|tool_response> (the model hands over to the tool) and <turn|> end the turn.
-// A call is held until its close marker (its text has no escapes to stream through).
+// A call streams from the end of its name (Gemma4Parser).
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
+#include "toolchat/json.hpp"
 
 namespace toolchat::dialects {
 namespace {
@@ -132,6 +133,55 @@ class ValueReader {
   size_t i_ = 0;
 };
 
+// Where a value written in the template's syntax ends: scanned as it arrives (a string's quote
+// token may be split between chunks), depth-counted, strings skipped. Linear: every byte is looked
+// at once, a possible quote-token prefix at the end of the input at most once more per feed.
+class ValueEnd {
+ public:
+  void reset() { depth_ = 0; in_quote_ = in_json_ = escape_ = false; }
+  // Scans s (bytes after those already scanned); returns how many bytes belong to the value and
+  // whether it ended (the delimiter, a top-level ',' '}' or ']', is not consumed). Without an end,
+  // a possible quote-token prefix at the end of s is left unconsumed unless eof.
+  std::pair<size_t, bool> scan(std::string_view s, bool eof) {
+    size_t i = 0;
+    while (i < s.size()) {
+      if (in_json_) {
+        char c = s[i++];
+        if (escape_) escape_ = false;
+        else if (c == '\\') escape_ = true;
+        else if (c == '"') in_json_ = false;
+        continue;
+      }
+      if (s.substr(i).starts_with(kQuote)) {
+        in_quote_ = !in_quote_;
+        i += kQuote.size();
+        continue;
+      }
+      if (!eof && s.size() - i < kQuote.size() && kQuote.starts_with(s.substr(i))) return {i, false};
+      char c = s[i];
+      if (in_quote_) { ++i; continue; }
+      if (c == '"') in_json_ = true;
+      else if (c == '{' || c == '[') ++depth_;
+      else if (c == '}' || c == ']' || c == ',') {
+        if (depth_ == 0) return {i, true};
+        if (c != ',') --depth_;
+      }
+      ++i;
+    }
+    return {i, false};
+  }
+
+ private:
+  size_t depth_ = 0;
+  bool in_quote_ = false, in_json_ = false, escape_ = false;
+};
+
+// A call streams once its name is complete: call:NAME{ announces it; the arguments object is read
+// member by member and written as compact JSON as it goes, a <|"|>string<|"|> value streaming
+// (JSON-escaped) as it arrives, any other value held until it ends (a number's last digit, a
+// nested object's close) and then converted. A call that turns out not to be the template's form
+// after it was announced is cut (the whole-message result gives its text back as content); so is
+// one the output ends inside (at_end: the states just wait for more input).
 class Gemma4Parser final : public scan::ParserBase {
  public:
   explicit Gemma4Parser(const ParseOptions& o) : ParserBase(o) { st_ = o.reasoning_open ? St::Channel : St::Content; }
@@ -145,8 +195,7 @@ class Gemma4Parser final : public scan::ParserBase {
         if (k == 0) {
           start_recording(kCallOpen);
           body_.clear();
-          in_string_ = false;
-          st_ = St::Call;
+          st_ = St::Name;
         } else if (k == 1) {
           st_ = St::Channel;
         } else {
@@ -168,18 +217,103 @@ class Gemma4Parser final : public scan::ParserBase {
         st_ = St::Content;
         return true;
       }
-      case St::Call: {
-        int k = collect_until(body_, {kQuote, kCallClose}, eof);
-        if (k < 0) return false;
-        if (k == 0 || in_string_) {  // a quote, or a close marker inside a string
-          std::string_view m = k == 0 ? kQuote : kCallClose;
-          body_.append(m);
-          advance(m.size());
-          if (k == 0) in_string_ = !in_string_;
-          return true;
+      case St::Name: {
+        int k = collect_until(body_, {"{", kCallClose}, eof);
+        if (k < 0) return body_.size() > kMaxName ? not_a_call(sink) : false;
+        if (k == 1 || !std::string_view(body_).starts_with("call:")) return not_a_call(sink);
+        std::string name = body_.substr(5);
+        if (name.empty() || name.find_first_of(" \n{}<>") != std::string::npos) return not_a_call(sink);
+        advance(1);
+        open_call(sink, "", name);
+        call_text(sink, "{");
+        members_ = 0;
+        st_ = St::Key;
+        return true;
+      }
+      case St::Key: return key_step(sink, eof);
+      case St::KeyText: {
+        // A key ends at ':' (bare), or at its closing quote token.
+        std::string_view stop = key_quoted_ ? kQuote : std::string_view(":");
+        int k = collect_until(body_, {stop, kCallClose}, eof);
+        if (k < 0) return body_.size() > kMaxName ? cut(sink, "a key too long") : false;
+        if (k == 1) return cut(sink, "a call's key not followed by a value");
+        advance(stop.size());
+        if (!key_quoted_) {
+          while (!body_.empty() && scan::is_json_ws(body_.back())) body_.pop_back();
+          if (body_.empty() || body_.find_first_of("{}[],\"") != std::string::npos) return cut(sink, "not a key");
+          st_ = St::Value;
+        } else {
+          st_ = St::Colon;
         }
-        advance(kCallClose.size());
-        return finish_call(sink);
+        std::string head = members_++ ? "," : "";
+        json::dump_string(head, body_, false);
+        head += ':';
+        call_text(sink, head);
+        return true;
+      }
+      case St::Colon: {
+        if (!skip_ws()) return false;
+        if (rest()[0] != ':') return cut(sink, "a key not followed by ':'");
+        advance(1);
+        st_ = St::Value;
+        return true;
+      }
+      case St::Value: {
+        if (!skip_ws()) return false;
+        Match m = match(kQuote, eof);
+        if (m == Match::NeedMore) return false;
+        if (m == Match::Yes) {
+          call_text(sink, "\"");
+          st_ = St::StringValue;
+        } else {
+          body_.clear();
+          end_.reset();
+          st_ = St::OtherValue;
+        }
+        return true;
+      }
+      case St::StringValue: {
+        // No escapes in the template's strings: everything up to the closing quote token is the text.
+        if (string_arg_until(sink, {kQuote}, eof) < 0) return false;
+        advance(kQuote.size());
+        call_text(sink, "\"");
+        st_ = St::AfterValue;
+        return true;
+      }
+      case St::OtherValue: {
+        auto [n, ended] = end_.scan(rest(), eof);
+        body_.append(rest().substr(0, n));
+        advance(n);
+        if (!ended) return false;
+        ValueReader r(body_);
+        std::optional<Value> v = r.value();
+        if (!v || !r.at_end()) return cut(sink, "a value the template would not write");
+        call_text(sink, scan::compact_json(*v));
+        st_ = St::AfterValue;
+        return true;
+      }
+      case St::AfterValue: {
+        if (!skip_ws()) return false;
+        char c = rest()[0];
+        if (c != ',' && c != '}') return cut(sink, "a value not followed by ',' or '}'");
+        advance(1);
+        if (c == ',') {
+          st_ = St::Key;
+        } else {
+          call_text(sink, "}");
+          st_ = St::Close;
+        }
+        return true;
+      }
+      case St::Close: {
+        if (!skip_ws()) return false;
+        Match m = match(kCallClose, eof);
+        if (m == Match::NeedMore) return false;
+        if (m == Match::No) return cut(sink, "a call's arguments not followed by <tool_call|>");
+        close_call(sink);
+        stop_recording();
+        st_ = St::Content;
+        return true;
       }
       case St::Done:  // what follows the end of the turn is not this message
         skip_to_end();
@@ -189,7 +323,9 @@ class Gemma4Parser final : public scan::ParserBase {
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::Call) {
+    if (call_is_open()) {  // the output ended inside an announced call (a state that waited for more)
+      cut(sink, "");
+    } else if (st_ == St::Name) {
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a <|tool_call>");
       st_ = St::Content;
     } else if (st_ == St::Reasoning || st_ == St::Channel) {
@@ -198,31 +334,71 @@ class Gemma4Parser final : public scan::ParserBase {
   }
 
  private:
-  bool finish_call(Sink& sink) {
-    std::string_view b = body_;
-    size_t brace = b.find('{');
-    std::optional<Value> args;
-    std::string name;
-    if (b.starts_with("call:") && brace != std::string_view::npos) {
-      name.assign(b.substr(5, brace - 5));
-      ValueReader r(b.substr(brace));
-      args = r.object(0);
-      if (args && !r.at_end()) args.reset();
-    }
-    if (!args || name.empty() || name.find_first_of(" \n{}<>") != std::string::npos) {
-      give_back(sink, WarningKind::MalformedCall, "<|tool_call> not followed by call:NAME{…}");
-      st_ = St::Content;
+  static constexpr size_t kMaxName = 1024;
+
+  bool key_step(Sink& sink, bool eof) {
+    if (!skip_ws()) return false;
+    if (rest()[0] == '}' && members_ == 0) {  // call:NAME{}
+      advance(1);
+      call_text(sink, "}");
+      st_ = St::Close;
       return true;
     }
-    emit_call(sink, "", name, *args);
-    stop_recording();  // after: an unknown tool's text is the recording (note_call)
+    if (rest()[0] == '"') {  // a JSON key, written where the template writes its own syntax
+      auto [n, ended] = json_key_end();
+      if (n == 0) return false;
+      auto k = json_value(rest().substr(0, n));
+      if (!k || !k->is_str() || !ended) return cut(sink, "not a key");
+      advance(n);
+      body_ = k->str();
+      std::string head = members_++ ? "," : "";
+      json::dump_string(head, body_, false);
+      head += ':';
+      call_text(sink, head);
+      st_ = St::Colon;
+      return true;
+    }
+    Match m = match(kQuote, eof);
+    if (m == Match::NeedMore) return false;
+    key_quoted_ = m == Match::Yes;
+    body_.clear();
+    st_ = St::KeyText;
+    return true;
+  }
+  // The length of the JSON string at rest() (0 while its end has not arrived).
+  std::pair<size_t, bool> json_key_end() const {
+    std::string_view r = rest();
+    for (size_t j = 1; j < r.size(); ++j) {
+      if (j > kMaxName) return {j, false};
+      if (r[j] == '\\') ++j;
+      else if (r[j] == '"') return {j + 1, true};
+    }
+    return {0, false};
+  }
+  // The text read is not call:NAME{…}: it is content, with a warning.
+  bool not_a_call(Sink& sink) {
+    give_back(sink, WarningKind::MalformedCall, "<|tool_call> not followed by call:NAME{…}");
+    st_ = St::Content;
+    return true;
+  }
+  // The announced call is not the template's form after all (or the output ended inside it).
+  bool cut(Sink& sink, std::string why) {
+    if (why.empty()) {
+      abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a <|tool_call>", true);
+    } else {
+      abandon_call(sink, WarningKind::MalformedCall, "<|tool_call>: " + why);
+    }
     st_ = St::Content;
     return true;
   }
 
-  enum class St { Content, Channel, Reasoning, Call, Done } st_;
+  enum class St {
+    Content, Channel, Reasoning, Name, Key, KeyText, Colon, Value, StringValue, OtherValue, AfterValue, Close, Done
+  } st_;
   std::string body_;
-  bool in_string_ = false;
+  ValueEnd end_;
+  size_t members_ = 0;
+  bool key_quoted_ = false;
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

@@ -4,6 +4,7 @@
 // parallel calls). Reasoning: 3.3 `<think>…</think><response>…</response>` (the response tags are
 // dropped) and 3.2 "Here is my thought process: … Here is my response: …". Scanner: marked_json.cpp.
 #include "dialects/gbnf.hpp"
+#include "dialects/near_miss.hpp"
 #include "dialects/marked_json.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
@@ -38,7 +39,9 @@ std::unique_ptr<StreamParser> make(const ParseOptions& o) {
        {"Here's my thought process:", "Here's my response:"}},
       {"<response>", "</response>"},
       {"<|end_of_text|>"}};
-  return make_marked_json_parser(o, style);
+  // A bare array of calls as the whole output (vLLM's Granite parser makes the marker optional),
+  // or one in a ```json fence: recovered as a near miss (near_miss.hpp).
+  return with_near_miss_recovery(make_marked_json_parser(o, style), o, NearMissForms::WholeOutput);
 }
 
 // <|tool_call|>[{"name", "arguments"}, …] (Granite 3.x), after an optional <think> block.

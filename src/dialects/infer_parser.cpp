@@ -1,6 +1,7 @@
 // The incremental parser of an inferred dialect (infer.hpp): a state machine over the spec's
 // markers on the shared scanners (ParserBase, JsonScanner, match_any). Linear like the families'
 // parsers: text is searched only for the opening marker; a call's bytes are scanned once.
+#include "dialects/call_reader.hpp"
 #include "dialects/infer.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/output_guard.hpp"
@@ -42,6 +43,9 @@ class InferredParser final : public scan::ThinkParser {
       case St::Key: return key_step(sink);
       case St::Value: return value_step(sink);
       case St::Json: return json_step(sink);
+      case St::Stream: return stream_step(sink);
+      case St::Args: return args_step(sink);
+      case St::StreamClose: return stream_close_step(sink, eof);
       case St::Close: return close_step(sink, eof);
       case St::After: return after_step(eof);
       case St::AfterBlock:
@@ -56,7 +60,12 @@ class InferredParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::Open || st_ == St::Name || st_ == St::Json || st_ == St::Key || st_ == St::Value)
+    if (st_ == St::Key || st_ == St::Value) {  // a KEY/VALUE call announced, then cut short
+      advance(rest().size());
+      cut_streamed_call(sink, cur_, WarningKind::TruncatedCall, "output ended inside a call");
+    } else if ((st_ == St::Stream || st_ == St::Args) && call_is_open())
+      abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a call", true);
+    else if (st_ == St::Stream || st_ == St::Args || st_ == St::Open || st_ == St::Name || st_ == St::Json)
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
     else if (st_ == St::Start && recording_) {
       give_back_quietly(sink);
@@ -64,7 +73,7 @@ class InferredParser final : public scan::ThinkParser {
   }
 
  private:
-  enum class St { Start, Content, Open, Name, Key, Value, Json, Close, After, AfterBlock, Text };
+  enum class St { Start, Content, Open, Name, Key, Value, Json, Stream, Args, StreamClose, Close, After, AfterBlock, Text };
 
   // start_only: a call may open only here, at the start of the output.
   bool start_step(Sink& sink, bool eof) {
@@ -128,8 +137,17 @@ class InferredParser final : public scan::ThinkParser {
     name_.assign(name);
     advance(s_->name_sep.empty() ? p : p + sep.size());
     json_.reset();
-    args_ = Value::dict();
-    st_ = s_->form == InferredSpec::Form::KeyValue ? St::Key : St::Json;
+    args_reader_.reset();
+    st_ = St::Args;
+    if (s_->form == InferredSpec::Form::KeyValue) {
+      // Announced now; each value streams as it arrives, typed by the tool's schema as in the XML
+      // families (text when no schema says otherwise).
+      cur_ = calls_++;
+      note_call(sink, cur_, name_);
+      sink.on(ToolCallBegin{cur_, next_id(), name_});
+      kv_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, name_, {}, schema::Trim::Whitespace);
+      st_ = St::Key;
+    }
     return true;
   }
 
@@ -139,13 +157,12 @@ class InferredParser final : public scan::ThinkParser {
     size_t p = r.substr(0, std::min(r.size(), kMaxName + s_->kv_sep.size())).find(s_->kv_sep);
     if (p == std::string_view::npos) {
       if (r.size() < kMaxName + s_->kv_sep.size()) return false;
-      give_back(sink, WarningKind::MalformedCall, "no argument name before " + s_->kv_sep);
+      cut_streamed_call(sink, cur_, WarningKind::MalformedCall, "no argument name before " + s_->kv_sep);
       st_ = St::Content;
       return true;
     }
-    key_ = trim_ws(r.substr(0, p));
+    kv_.param(sink, trim_ws(r.substr(0, p)));
     advance(p + s_->kv_sep.size());
-    value_.clear();
     st_ = St::Value;
     return true;
   }
@@ -155,19 +172,71 @@ class InferredParser final : public scan::ThinkParser {
     std::string_view r = rest();
     scan::MarkerHit h = scan::find_marker(r, {s_->arg_sep, s_->call_close});
     // Bytes before a possible marker start are the value's for sure (linear: never re-scanned).
-    value_.append(r.substr(0, h.pos));
-    advance(h.pos);
+    size_t upto = h.which >= 0 ? h.pos : scan::utf8_safe_end(r.substr(0, h.pos));
+    kv_.text(sink, r.substr(0, upto));
+    advance(upto);
     if (h.which < 0) return false;
     advance(h.which == 0 ? s_->arg_sep.size() : s_->call_close.size());
-    args_.dict_obj().set(Value::string(key_), typed_value(name_, key_, trim_ws(value_)));
+    kv_.end_param(sink);
     if (h.which == 0) {
       st_ = St::Key;
       return true;
     }
-    emit_call(sink, "", name_, args_);
-    stop_recording();  // after: an unknown tool's text is the recording (note_call)
+    stop_recording();
+    kv_.end(sink);  // "}" and the call's end
+    note_call_end(cur_);
     st_ = St::After;
     return true;
+  }
+
+  // A call object whose name and arguments are members of it (or of its "function" member) streams
+  // (CallReader): announced when its arguments start. Other shapes are read whole (json_step).
+  bool stream_step(Sink& sink) {
+    Read r = read_calls(calls_reader_, sink, "the call");
+    if (r == Read::NeedMore) return false;
+    if (r == Read::Cut) {
+      st_ = s_->start_only ? St::Text : St::Content;
+    } else if (r == Read::NotCall && !calls_reader_.json_ended()) {
+      give_back(sink, WarningKind::MalformedCall, calls_reader_.json_invalid() ? "the call is not valid JSON" : "the JSON is not a call");
+      st_ = s_->start_only ? St::Text : St::Content;
+    } else {
+      not_call_ = r == Read::NotCall;
+      st_ = St::StreamClose;
+    }
+    return true;
+  }
+  // NameThenArgs: the arguments object streams (ArgsReader) once the name is read.
+  bool args_step(Sink& sink) {
+    Read r = read_args(args_reader_, sink, "", name_, "the arguments", false, false);
+    if (r == Read::NeedMore) return false;
+    if (r == Read::NotCall) give_back(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not a JSON object");
+    st_ = r == Read::Done ? St::StreamClose : s_->start_only ? St::Text : St::Content;
+    return true;
+  }
+  // After a streamed call: its close marker (a missing one is warned about).
+  bool stream_close_step(Sink& sink, bool eof) {
+    int m = close_marker(eof);
+    if (m == -2) return false;
+    if (not_call_) {
+      not_call_ = false;
+      give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
+      st_ = s_->start_only ? St::Text : St::Content;
+      return true;
+    }
+    if (call_is_open()) close_call(sink);
+    stop_recording();
+    if (m != 0) warn(sink, WarningKind::MissingCloseMarker, "call without " + s_->call_close);
+    st_ = St::After;
+    return true;
+  }
+
+  // The call's close marker: 0 read (or the spec has none), -1 missing, -2 more input needed.
+  int close_marker(bool eof) {
+    if (s_->call_close.empty()) return 0;
+    size_t len = 0;
+    int m = scan::match_any(rest(), {s_->call_close}, eof, &len);
+    if (m == 0) advance(len);
+    return m;
   }
 
   bool json_step(Sink& sink) {
@@ -184,13 +253,8 @@ class InferredParser final : public scan::ThinkParser {
 
   // After the call's JSON: its close marker, then the call is emitted (or given back).
   bool close_step(Sink& sink, bool eof) {
-    int m = 0;
-    size_t len = 0;
-    if (!s_->call_close.empty()) {
-      m = scan::match_any(rest(), {s_->call_close}, eof, &len);
-      if (m == -2) return false;
-      if (m == 0) advance(len);
-    }
+    int m = close_marker(eof);
+    if (m == -2) return false;
     if (!emit(sink)) {
       give_back(sink, WarningKind::MalformedCall, "the JSON is not a call");
       st_ = s_->start_only ? St::Text : St::Content;
@@ -247,21 +311,29 @@ class InferredParser final : public scan::ThinkParser {
     return std::string(v);
   }
 
-  // A KEY/VALUE argument's value: typed by the tool's JSON schema with the rules of the XML
-  // families (schema_args.hpp); text when no schema says otherwise.
-  Value typed_value(const std::string& tool, const std::string& key, const std::string& text) const {
-    std::string j = schema::typed_json(text, schema::param_type(opts_.tools, tool, key), {});
-    if (auto v = json_value(j)) return *v;
-    return Value::string(text);
-  }
-
   void after_trigger() {
     if (!s_->block_open.empty() && !s_->call_open.empty()) st_ = St::Open;
     else enter_call();
   }
   void enter_call() {
     json_.reset();
-    st_ = s_->form == InferredSpec::Form::CallObject ? St::Json : St::Name;
+    st_ = s_->form != InferredSpec::Form::CallObject ? St::Name : streams_calls() ? St::Stream : St::Json;
+    if (st_ == St::Stream) {
+      const auto& np = s_->name_path;
+      const auto& ap = s_->args_path;
+      calls_reader_.reset(scan::CallReader::Mode::Object, {ap.back()}, s_->id_path.size() == np.size(), np.back(),
+                          s_->id_path.empty() ? std::string_view("id") : std::string_view(s_->id_path.back()));
+    }
+  }
+  // The spec's paths are ones CallReader reads: NAME, ARGS (and ID) members of the call object,
+  // or all of them members of its "function" member.
+  bool streams_calls() const {
+    const auto& np = s_->name_path;
+    const auto& ap = s_->args_path;
+    const auto& ip = s_->id_path;
+    if (np.empty() || np.size() != ap.size() || np.size() > 2 || (!ip.empty() && ip.size() != np.size())) return false;
+    if (np.size() == 2 && (np[0] != "function" || ap[0] != "function" || (!ip.empty() && ip[0] != "function"))) return false;
+    return np.back() != ap.back();
   }
 
   bool emit(Sink& sink) {
@@ -284,9 +356,13 @@ class InferredParser final : public scan::ThinkParser {
   std::shared_ptr<const InferredSpec> s_;
   std::string trigger_;
   St st_;
-  std::string name_, key_, value_;
-  Value args_;
+  std::string name_;
   scan::JsonScanner json_;
+  scan::CallReader calls_reader_;
+  scan::ArgsReader args_reader_;
+  bool not_call_ = false;  // the streamed JSON ended without being a call
+  schema::ArgsWriter kv_;  // KEY/VALUE arguments
+  size_t cur_ = 0;         // the KEY/VALUE call's index
 };
 
 Value strings(const std::vector<std::string>& v) {

@@ -11,6 +11,7 @@
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
+#include "dialects/tool_fields.hpp"
 
 namespace toolchat::dialects {
 namespace {
@@ -135,8 +136,21 @@ class KimiParser final : public scan::ParserBase {
     bool indexed = colon != std::string_view::npos && colon + 1 < s.size() &&
                    s.find_first_not_of("0123456789", colon + 1) == std::string_view::npos;
     name_.assign(indexed ? s.substr(0, colon) : s);
+    // A bare counter ("0") instead of functions.NAME:IDX names the request's only tool (vLLM's
+    // Kimi K2 parser infers it so); the counter stays the id.
+    if (!name_.empty() && name_.find_first_not_of("0123456789") == std::string::npos && !indexed) {
+      if (std::optional<std::string> only = only_tool()) {
+        name_ = *only;
+        return true;
+      }
+    }
     if (!indexed) id_.clear();
     return !name_.empty();
+  }
+  std::optional<std::string> only_tool() const {
+    std::vector<ToolFields> tools = tool_fields(opts_.tools);
+    if (tools.size() != 1) return std::nullopt;
+    return tools[0].name;
   }
 
   enum class St { Start, Reasoning, AfterThink, Content, Between, Id, Args, CallEnd, AfterSection } st_;

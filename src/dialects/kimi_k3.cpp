@@ -9,8 +9,8 @@
 // (thinking on, the default: ParseOptions::reasoning_open) or the response block.
 // A value is typed by its type attribute (the model says what it wrote); without one, by the tool's
 // schema (schema_args.hpp: text when no schema says otherwise). A call is announced once its name is
-// complete and string values stream as they arrive (schema::ArgsWriter); a call cut short after
-// that is closed with a truncated_call warning.
+// complete and string values stream as they arrive (schema::ArgsWriter); a call cut short or broken
+// after that ends cut, with a truncated_call / malformed_call warning.
 #include "dialects/gbnf.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -99,10 +99,10 @@ class KimiK3Parser final : public scan::ParserBase {
         auto name = schema::xml_attr(tag, "tool");
         if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
         // The name is complete: the call is announced and its arguments stream from here on.
+        // Recording goes on: a call cut short gives its text back (cut_streamed_call).
         std::string n = unescape_attr(*name);
         cur_ = calls_++;
         note_call(sink, cur_, n);
-        stop_recording();
         sink.on(ToolCallBegin{cur_, next_id(), n});
         args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(n), {}, schema::Trim::None);
         st_ = St::Args;
@@ -115,6 +115,7 @@ class KimiK3Parser final : public scan::ParserBase {
         if (m < 0) return broken_call(sink, "unexpected text inside a call");
         advance(len);
         if (m == 2) {
+          stop_recording();
           args_.end(sink);
           note_call_end(cur_);
           ++block_calls_;
@@ -195,9 +196,10 @@ class KimiK3Parser final : public scan::ParserBase {
         give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
         break;
       case St::Args: case St::ArgTag: case St::ArgValue: case St::JsonTag: case St::JsonValue:
-        // The call was announced and its arguments streamed: it is closed, with the warning.
-        args_.end(sink);
-        warn(sink, WarningKind::TruncatedCall, "output ended inside a call");
+        // The call was announced and its arguments streamed: it ends cut, the whole-message result
+        // giving its text back as content (issue 12 §2).
+        advance(rest().size());
+        cut_streamed_call(sink, cur_, WarningKind::TruncatedCall, "output ended inside a call");
         break;
       default: break;
     }
@@ -226,11 +228,10 @@ class KimiK3Parser final : public scan::ParserBase {
     return p;
   }
   static schema::ParamType json_type(const Value& v) { return {schema::instance_types(v)}; }
-  // After the call was announced: it is closed with what it has, with a warning, and the rest of
-  // the output is content.
+  // After the call was announced: it ends cut (its text is content in the whole-message result),
+  // with a warning, and the rest of the output is content.
   bool broken_call(Sink& sink, const char* why) {
-    args_.end(sink);
-    warn(sink, WarningKind::MalformedCall, why);
+    cut_streamed_call(sink, cur_, WarningKind::MalformedCall, why);
     st_ = St::Content;
     return true;
   }

@@ -2,6 +2,7 @@
 // (parser in llama3_parser.cpp). Templates that render builtin tools (<|python_tag|>NAME.call(…)) are
 // claimed by llama3_builtin, whose parser accepts everything this one does.
 #include "dialects/gbnf.hpp"
+#include "dialects/near_miss.hpp"
 #include "dialects/llama3_parser.hpp"
 
 namespace toolchat::dialects {
@@ -9,7 +10,11 @@ namespace {
 
 int score(const std::string& src, const chat::Capabilities*) { return llama3_template_score(src); }
 
-std::unique_ptr<StreamParser> make(const ParseOptions& o) { return make_llama3_parser(o, false); }
+// A call in a ```json fence as the whole output (Ollama reads any JSON object in the output) is
+// recovered as a near miss (near_miss.hpp).
+std::unique_ptr<StreamParser> make(const ParseOptions& o) {
+  return with_near_miss_recovery(make_llama3_parser(o, false), o, NearMissForms::WholeOutput);
+}
 
 // One {"name": N, "parameters": {…}} object, optionally after <|python_tag|>.
 std::optional<std::string> grammar(const Value& tools, const GrammarOptions& opts) {

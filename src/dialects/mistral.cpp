@@ -1,6 +1,7 @@
 // Mistral (docs/dialects.md §6): v3/v7 `[TOOL_CALLS][{"name", "arguments", "id"}, …]` (a space after the
 // marker allowed), v11 `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}`, v13 `[TOOL_CALLS]NAME[ARGS]{…}` (and
 // `[TOOL_CALLS]NAME{…}` when the markers were decoded away), parallel calls by repeating the prefix;
+// a single call object after the marker, without the array (SGLang's Mistral detector reads it too);
 // [THINK]…[/THINK] reasoning (Magistral). Ids are kept; missing ones are generated with 9 alphanumerics.
 #include "dialects/call_reader.hpp"
 #include "dialects/gbnf.hpp"
@@ -35,9 +36,10 @@ class MistralParser final : public scan::ThinkParser {
         return true;
       }
       case St::After: {
-        int m = scan::match_any(rest(), {"["}, eof, &len);
+        int m = scan::match_any(rest(), {"[", "{"}, eof, &len);
         if (m == -2) return false;
-        if (m == 0) { st_ = St::Array; return true; }
+        if (m == 1) list_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);  // one call, unwrapped (SGLang)
+        if (m >= 0) { st_ = St::Array; return true; }
         skip_ws();
         st_ = St::Name;
         return true;
@@ -45,7 +47,7 @@ class MistralParser final : public scan::ThinkParser {
       case St::Array: {
         Read r = read_calls(list_, sink, "the list after [TOOL_CALLS]");
         if (r != Read::NotCall) return moved(r, st_, St::AfterCall, St::Content);
-        if (!list_.json_ended()) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array", st_);
+        if (!list_.json_ended()) return malformed(sink, "[TOOL_CALLS] not followed by a JSON array or call object", st_);
         give_back(sink, WarningKind::MalformedCall, "[TOOL_CALLS] not followed by calls");
         st_ = St::AfterCall;
         return true;

@@ -57,8 +57,9 @@ struct Call {
 
 class Recovering final : public StreamParser, private Sink {
  public:
-  Recovering(std::unique_ptr<StreamParser> inner, const ParseOptions& o)
-      : inner_(std::move(inner)), opts_(o), on_(o.tools.is_list() && !o.tools.items().empty()) {}
+  Recovering(std::unique_ptr<StreamParser> inner, const ParseOptions& o, NearMissForms forms)
+      : inner_(std::move(inner)), opts_(o), on_(o.tools.is_list() && !o.tools.items().empty()),
+        tags_(forms == NearMissForms::All) {}
 
   void feed(std::string_view chunk, Sink& sink) override {
     out_ = &sink;
@@ -83,7 +84,8 @@ class Recovering final : public StreamParser, private Sink {
     just_recovered_ = false;
     if (auto* c = std::get_if<ContentDelta>(&e)) {
       // The common case: nothing held and no tag can start in the text.
-      if (held_.empty() && seen_text_ && !whole_ && c->text.find('<') == std::string::npos) return out_->on(std::move(e));
+      if (held_.empty() && seen_text_ && !whole_ && (!tags_ || c->text.find('<') == std::string::npos))
+        return out_->on(std::move(e));
       return content(c->text);
     }
     if (auto* w = std::get_if<Warning>(&e)) {
@@ -123,7 +125,8 @@ class Recovering final : public StreamParser, private Sink {
       if (held_.size() <= kMaxWhole) return;
       whole_ = false;
     }
-    scan_tags();
+    if (tags_) scan_tags();
+    else flush(held_.size());
   }
 
   // Sends what cannot start a near miss, recovers the tag forms that are complete, holds the rest.
@@ -258,6 +261,7 @@ class Recovering final : public StreamParser, private Sink {
   std::unique_ptr<StreamParser> inner_;
   ParseOptions opts_;
   bool on_;
+  bool tags_;  // the tag forms too (NearMissForms::All)
   Sink* out_ = nullptr;
   std::string held_;                    // content not sent yet
   std::vector<Warning> held_warnings_;  // warnings that came while text was held
@@ -271,8 +275,9 @@ class Recovering final : public StreamParser, private Sink {
 
 }  // namespace
 
-std::unique_ptr<StreamParser> with_near_miss_recovery(std::unique_ptr<StreamParser> inner, const ParseOptions& opts) {
-  return std::make_unique<Recovering>(std::move(inner), opts);
+std::unique_ptr<StreamParser> with_near_miss_recovery(std::unique_ptr<StreamParser> inner, const ParseOptions& opts,
+                                                      NearMissForms forms) {
+  return std::make_unique<Recovering>(std::move(inner), opts, forms);
 }
 
 }  // namespace toolchat::dialects

@@ -18,6 +18,11 @@
 
 namespace toolchat::dialects {
 
-std::unique_ptr<StreamParser> with_near_miss_recovery(std::unique_ptr<StreamParser> inner, const ParseOptions& opts);
+// Which forms: all of the above (Hermes / Qwen), or only those that are the whole output (a fenced
+// block, a bare call object or array): for the JSON families whose servers read a bare array or
+// any JSON in the output (vLLM's Granite parser, Ollama's "{" tag).
+enum class NearMissForms { All, WholeOutput };
+std::unique_ptr<StreamParser> with_near_miss_recovery(std::unique_ptr<StreamParser> inner, const ParseOptions& opts,
+                                                      NearMissForms forms = NearMissForms::All);
 
 }  // namespace toolchat::dialects

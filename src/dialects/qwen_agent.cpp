@@ -90,10 +90,77 @@ class QwenAgentParser final : public scan::ThinkParser {
           advance(i);
           json_.reset();
           st_ = St::ArgsJson;
-        } else {
-          st_ = St::Args;
+          return true;
         }
+        // Text or a code block streams into the tool's first parameter, what finish_call gives it
+        // whole; empty arguments (a marker at once) are read whole.
+        scan::MarkerHit h = scan::find_marker(r.substr(i), kMarkers);
+        if (h.pos == 0 && h.which < 0 && !eof) return false;
+        std::string_view t = r.substr(i);
+        if (!t.empty() && h.pos > 0 && t[0] == '`' && t.size() < 3 && !eof) return false;
+        st_ = St::Args;
+        if (t.empty() || h.pos == 0) return true;
+        advance(i);
+        st_ = t.starts_with("```") ? St::FenceTag : St::ArgsText;
+        if (st_ == St::ArgsText) open_text_call(sink);
         return true;
+      }
+      case St::ArgsText: {
+        int k = trimmed_string_until(sink, kMarkers, text_, eof);
+        if (k < 0 && !eof) return false;
+        close_string_call(sink);
+        return after_args(k);
+      }
+      case St::FenceTag: {
+        // "```TAG\n": the tag line is dropped (strip_code_fence); a line that is not a tag is code.
+        // Without its line break before a marker, the block is read whole.
+        std::string_view r = rest();
+        size_t nl = r.find('\n');
+        std::string_view line = r.substr(0, nl);
+        scan::MarkerHit h = scan::find_marker(line, kMarkers);
+        if (h.which >= 0 || (nl == std::string_view::npos && (eof || r.size() > kMaxTag))) {
+          st_ = St::Args;
+          return true;
+        }
+        if (nl == std::string_view::npos) return false;
+        bool tag = true;
+        for (char c : line.substr(3))
+          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) tag = false;
+        advance(nl + 1);
+        open_text_call(sink);
+        if (!tag) call_trimmed_text(sink, r.substr(3, nl - 2), text_);  // the line and its break
+        held_.clear();
+        st_ = St::Code;
+        return true;
+      }
+      case St::Code: {
+        // The code runs to the LAST "\n```" before the next marker (remove_trailing_comment_of_fn_args):
+        // from a fence on, the text is held until another fence (then it was code) or the marker.
+        static const std::vector<std::string_view> ends = scan::joined({"\n```"}, kMarkers);
+        std::string_view r = rest();
+        scan::MarkerHit h = scan::find_marker(r, ends);
+        size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
+        if (held_.empty()) call_trimmed_text(sink, r.substr(0, upto), text_);
+        else held_.append(r.substr(0, upto));
+        advance(upto);
+        if (h.which == 0) {
+          call_trimmed_text(sink, held_, text_);
+          held_.assign(ends[0]);
+          advance(ends[0].size());
+          return true;
+        }
+        if (h.which < 0 && !eof) return upto > 0;
+        if (held_.empty()) {  // the block was never closed
+          if (h.which < 0) {
+            abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the code block of '" + name_ + "'", true);
+          } else {
+            abandon_call(sink, WarningKind::MalformedCall, "the code block of '" + name_ + "' is not closed");
+          }
+          st_ = St::Content;
+          return true;
+        }
+        close_string_call(sink);
+        return after_args(h.which < 0 ? -1 : h.which - 1);
       }
       case St::ArgsJson:
         return args_step(json_, sink, "", name_, st_, {.done = St::ArgsTail, .cut = St::Content, .what = "✿ARGS✿:"});
@@ -102,16 +169,7 @@ class QwenAgentParser final : public scan::ThinkParser {
         int k = collect_until(args_, kMarkers, eof);
         if (k < 0 && !eof) return false;
         if (st_ == St::Args) finish_call(sink, k < 0);
-        if (k >= 0 && kind(k) == kArgs) {
-          // Another ✿ARGS✿: under the same ✿FUNCTION✿: is another call of that tool.
-          advance(kMarkers[k].size());
-          start_recording(kMarkers[k]);
-          args_.clear();
-          st_ = St::ArgsStart;
-          return true;
-        }
-        st_ = St::Content;
-        return true;
+        return after_args(k);
       }
       case St::Done:
         advance(rest().size());
@@ -121,11 +179,31 @@ class QwenAgentParser final : public scan::ThinkParser {
   }
 
   void body_end(Sink& sink) override {
-    if (st_ == St::ArgsJson) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the ✿ARGS✿: of '" + name_ + "'", true);
+    if (st_ == St::ArgsJson || ((st_ == St::ArgsText || st_ == St::Code) && call_is_open())) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the ✿ARGS✿: of '" + name_ + "'", true);
   }
 
  private:
-  enum class St { Start, Space, Content, Name, ArgsStart, ArgsJson, ArgsTail, Args, Done };
+  enum class St { Start, Space, Content, Name, ArgsStart, ArgsJson, ArgsTail, ArgsText, FenceTag, Code, Args, Done };
+  static constexpr size_t kMaxTag = 64;
+
+  void open_text_call(Sink& sink) {
+    open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
+    text_ = {};
+  }
+  // After a call's arguments, at marker k (-1: the end of the output).
+  bool after_args(int k) {
+    stop_recording();
+    if (k >= 0 && kind(k) == kArgs) {
+      // Another ✿ARGS✿: under the same ✿FUNCTION✿: is another call of that tool.
+      advance(kMarkers[k].size());
+      start_recording(kMarkers[k]);
+      args_.clear();
+      st_ = St::ArgsStart;
+      return true;
+    }
+    st_ = St::Content;
+    return true;
+  }
 
   void finish_call(Sink& sink, bool at_eof) {
     // remove_trailing_comment_of_fn_args: cut after the last '}' / the closing fence.
@@ -174,6 +252,8 @@ class QwenAgentParser final : public scan::ThinkParser {
   St st_ = St::Start;
   std::string name_, args_;
   scan::ArgsReader json_;
+  Trimmed text_;      // text or code arguments streamed
+  std::string held_;  // code after a "\n```" that may be the block's close
 };
 
 int score(const std::string& src, const chat::Capabilities*) {

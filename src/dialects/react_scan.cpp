@@ -74,7 +74,8 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::InputStart: {
-        // A JSON object streams as it is written; any other input is read whole (below).
+        // A JSON object streams as it is written, and so does free text; any other input (a JSON
+        // string, array or code block, or text from the next line on) is read whole (St::Input).
         std::string_view r = rest();
         size_t i = 0;
         while (i < r.size() && (r[i] == ' ' || r[i] == '\t')) ++i;
@@ -83,9 +84,23 @@ class ReactParser final : public scan::ParserBase {
           advance(i);
           json_.reset();
           st_ = St::InputJson;
+        } else if (i < r.size() && !style_.json_only && std::string_view("[\"`\r\n").find(r[i]) == std::string_view::npos) {
+          // Free text streams into the tool's first parameter (what finish_call gives it whole).
+          advance(i);
+          open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
+          text_ = {};
+          st_ = St::InputText;
         } else {
           st_ = St::Input;
         }
+        return true;
+      }
+      case St::InputText: {
+        if (trimmed_string_until(sink, lines_, text_, eof) < 0 && !eof) return false;
+        // The next label or the end of the output (its stop word eaten) ends the text.
+        close_string_call(sink);
+        stop_recording();
+        st_ = St::Text;
         return true;
       }
       case St::InputJson:
@@ -134,7 +149,7 @@ class ReactParser final : public scan::ParserBase {
   }
 
  private:
-  enum class St { Start, Text, SkipSpace, Name, InputStart, InputJson, InputTail, Input, Final, Done };
+  enum class St { Start, Text, SkipSpace, Name, InputStart, InputJson, InputTail, InputText, Input, Final, Done };
 
   // A label counts at a line start ("\nAction:") or at the very start of the output ("Action:").
   void add(std::string_view line, Label l) {
@@ -230,6 +245,7 @@ class ReactParser final : public scan::ParserBase {
   bool reasoning_ = false, content_seen_ = false;
   std::string name_, args_;
   scan::ArgsReader json_;
+  Trimmed text_;  // free-text arguments streamed
 };
 
 }  // namespace

@@ -258,10 +258,15 @@ int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof
 }
 
 int ParserBase::string_arg_until(Sink& sink, Markers markers, bool eof) {
+  Trimmed verbatim{{}, true, false};
+  return trimmed_string_until(sink, markers, verbatim, eof);
+}
+
+int ParserBase::trimmed_string_until(Sink& sink, Markers markers, Trimmed& t, bool eof) {
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
-  call_string_text(sink, r.substr(0, upto));
+  call_trimmed_text(sink, r.substr(0, upto), t);
   advance(upto);
   return h.which;
 }
@@ -353,6 +358,28 @@ void ParserBase::call_string_text(Sink& sink, std::string_view text) {
   call_text(sink, std::string_view(quoted).substr(1, quoted.size() - 2));
 }
 
+void ParserBase::call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t) {
+  if (!t.trim) return call_string_text(sink, text);
+  if (!t.started) {
+    while (!text.empty() && is_json_ws(text.front())) text.remove_prefix(1);
+    if (text.empty()) return;
+    t.started = true;
+  }
+  size_t keep = text.size();
+  while (keep > 0 && is_json_ws(text[keep - 1])) --keep;
+  if (keep == 0) {
+    t.pending.append(text);
+    return;
+  }
+  if (t.pending.empty()) {
+    call_string_text(sink, text.substr(0, keep));
+  } else {  // one fragment
+    t.pending.append(text.substr(0, keep));
+    call_string_text(sink, t.pending);
+  }
+  t.pending.assign(text.substr(keep));
+}
+
 void ParserBase::close_string_call(Sink& sink) {
   call_text(sink, "\"}");
   close_call(sink);
@@ -370,9 +397,15 @@ void ParserBase::abandon_call(Sink& sink, WarningKind k, std::string detail, boo
     give_back(sink, k, std::move(detail));
     return;
   }
-  close_call(sink);
+  note_call_end(calls_ - 1);
+  open_ = false;
+  cut_streamed_call(sink, calls_ - 1, k, std::move(detail));
+}
+
+void ParserBase::cut_streamed_call(Sink& sink, size_t index, WarningKind k, std::string detail) {
+  sink.on(ToolCallEnd{index});
   Warning w{k, std::move(detail)};
-  w.cut_call = calls_ - 1;
+  w.cut_call = index;
   w.cut_text = std::move(raw_);
   sink.on(std::move(w));
   stop_recording();

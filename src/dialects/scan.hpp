@@ -123,11 +123,22 @@ class ParserBase : public StreamParser {
   void open_string_call(Sink& sink, const std::string& name, std::string_view key);
   void call_string_text(Sink& sink, std::string_view text);
   void close_string_call(Sink& sink);
+  // The string streamed as a text trimmed at both ends (what trimming the whole text would give):
+  // leading whitespace is skipped, trailing whitespace held until more text follows.
+  struct Trimmed {
+    std::string pending;
+    bool started = false;
+    bool trim = true;  // false: the text goes out as it is
+  };
+  void call_trimmed_text(Sink& sink, std::string_view text, Trimmed& t);
   // What is being read stops being a call: an open call is closed and cut (its source text, what
   // was recorded, goes with the warning: the whole-message result gives it as content); with no
   // call open the recorded text is given back as content. With take_rest (at the end of the
   // output) the bytes left undecided belong to it.
   void abandon_call(Sink& sink, WarningKind k, std::string detail, bool take_rest = false);
+  // The same for a call a family streams with its own writer (schema::ArgsWriter): call `index`
+  // is ended and cut, its recorded text going with the warning.
+  void cut_streamed_call(Sink& sink, size_t index, WarningKind k, std::string detail);
 
   // ---- a call to a tool that is not among the request's tools (issue 12 §6) ----
   // The output guard keeps such a call out of the calls and gives it back as content: as the model
@@ -204,6 +215,8 @@ class ParserBase : public StreamParser {
   int collect_until(std::string& acc, Markers markers, bool eof);
   // Like collect_until, but the text streams into the open string call (open_string_call).
   int string_arg_until(Sink& sink, Markers markers, bool eof);
+  // The same, the text trimmed as a whole (call_trimmed_text).
+  int trimmed_string_until(Sink& sink, Markers markers, Trimmed& t, bool eof);
   // Skips JSON whitespace; true when a non-whitespace byte is available.
   bool skip_ws();
   enum class Match { Yes, No, NeedMore };

@@ -40,13 +40,16 @@ const Value* tool_parameters(const Value& tools, std::string_view name) {
   return fn ? field(*fn, "parameters") : nullptr;
 }
 
-Value free_text_object(const Value& tools, std::string_view tool_name, std::string_view text) {
-  std::string key = "input";
+std::string free_text_key(const Value& tools, std::string_view tool_name) {
   if (const Value* params = tool_parameters(tools, tool_name))
     if (const Value* props = field(*params, "properties"); props && props->is_dict() && props->dict_obj().size() > 0)
-      if (props->dict_obj().entries[0].first.is_str()) key = props->dict_obj().entries[0].first.str();
+      if (props->dict_obj().entries[0].first.is_str()) return props->dict_obj().entries[0].first.str();
+  return "input";
+}
+
+Value free_text_object(const Value& tools, std::string_view tool_name, std::string_view text) {
   Value o = Value::dict();
-  o.dict_obj().set(Value::string(key), Value::string(text));
+  o.dict_obj().set(Value::string(free_text_key(tools, tool_name)), Value::string(text));
   return o;
 }
 

@@ -20,6 +20,7 @@ std::string_view strip_code_fence(std::string_view s);
 // property of the tool's parameter schema (what LangChain does with a string tool input), or
 // "input" when the tool or its schema is unknown.
 Value free_text_object(const Value& tools, std::string_view tool_name, std::string_view text);
+std::string free_text_key(const Value& tools, std::string_view tool_name);  // that KEY
 
 // The parameters schema of tool `name`; null when unknown.
 const Value* tool_parameters(const Value& tools, std::string_view name);

@@ -305,7 +305,7 @@ bool XmlCallParser::json_block_step(Sink& sink, bool eof) {
   size_t len = 0;
   if (!skip_ws()) return false;
   if (rest()[0] == '{') {
-    json_.reset();
+    json_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);
     st_ = St::JsonCall;
     return true;
   }
@@ -316,11 +316,14 @@ bool XmlCallParser::json_block_step(Sink& sink, bool eof) {
 }
 
 bool XmlCallParser::json_call_step(Sink& sink) {
-  advance(json_.feed(rest()));
-  if (json_.state() == scan::JsonScanner::State::Error) return not_a_call(sink, "invalid JSON in a tool call block");
-  if (json_.state() != scan::JsonScanner::State::Done) return false;
-  if (!emit_call_object(sink, json_.text(), {"arguments", "parameters"}, true))
-    return not_a_call(sink, "JSON in a tool call block is not a call");
+  Read r = read_calls(json_, sink, "JSON in a tool call block");
+  if (r == Read::NeedMore) return false;
+  if (r == Read::NotCall)
+    return not_a_call(sink, json_.json_ended() ? "JSON in a tool call block is not a call" : "invalid JSON in a tool call block");
+  if (r == Read::Cut) {
+    st_ = St::Content;
+    return true;
+  }
   ++block_calls_;
   start_recording();
   st_ = St::JsonBlock;
@@ -345,7 +348,9 @@ void XmlCallParser::body_end(Sink& sink) {
       return;
     case St::JsonBlock:
     case St::JsonCall:
-      if (block_calls_ == 0 || st_ == St::JsonCall) {
+      if (call_is_open()) {  // a JSON call announced, then cut short
+        abandon_call(sink, WarningKind::TruncatedCall, "output ended inside a tool call", true);
+      } else if (block_calls_ == 0 || st_ == St::JsonCall) {
         give_back(sink, WarningKind::TruncatedCall, "output ended inside a tool call block");
       } else {
         unclosed_block(sink, "tool call block without its close tag");
@@ -355,12 +360,7 @@ void XmlCallParser::body_end(Sink& sink) {
       // What was streamed stands, unfinished; the whole-message result gives the call's text back
       // as content (docs/design.md §3.2, "a call cut short").
       advance(rest().size());
-      sink.on(ToolCallEnd{cur_});
-      Warning w{WarningKind::TruncatedCall, "output ended inside a tool call"};
-      w.cut_call = cur_;
-      w.cut_text = std::move(raw_);
-      sink.on(std::move(w));
-      stop_recording();
+      cut_streamed_call(sink, cur_, WarningKind::TruncatedCall, "output ended inside a tool call");
       st_ = St::Content;
     }
   }

@@ -6,7 +6,8 @@
 // A call is announced (ToolCallBegin) once its name is complete; its arguments follow as JSON
 // fragments (schema_args.hpp). Text before a call's name is given back as content when the call
 // turns out malformed or truncated; a call cut short after its name is closed (its JSON completed)
-// with a TruncatedCall warning. A JSON-lines block (XmlSyntax::json_block_open) emits each call whole.
+// with a TruncatedCall warning. A JSON call in a block (XmlSyntax::json_block_open, json_in_block)
+// streams too (scan::CallReader).
 // Tolerated variants: several calls in one block, a parameter without
 // its close tag (it ends at the next parameter or the call's end), a block without its close tag.
 #pragma once
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dialects/call_reader.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/schema_args.hpp"
 
@@ -82,7 +84,7 @@ class XmlCallParser final : public scan::ThinkParser {
   size_t block_calls_ = 0;
   size_t cur_ = 0;  // index of the open call
   schema::ArgsWriter args_;
-  scan::JsonScanner json_;
+  scan::CallReader json_;  // a Hermes-style JSON call in a block: streamed
   std::string_view json_close_;  // the close tag of the JSON block being read
   std::string bare_name_;        // a bare call's name, until what follows confirms the call
 };

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "dialects/dialect.hpp"
 #include "value/json.hpp"
 
@@ -58,6 +60,41 @@ inline bool valid_utf8(std::string_view s) {
     i += n;
   }
   return true;
+}
+
+// Feeds `text` one byte at a time. After `half` bytes (no finish) the events must already hold one
+// call named `name` whose arguments start with `head`. Returns all the events (finished).
+template <class D>
+std::vector<toolchat::dialects::Event> fed_bytewise(const D& d, const toolchat::dialects::ParseOptions& o, const std::string& text, size_t half,
+                                const std::string& name, const std::string& head) {
+  toolchat::dialects::EventLog log;
+  auto p = d.make_parser(o);
+  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  toolchat::dialects::ParsedMessage partial = toolchat::dialects::collect(log.events);
+  EXPECT_EQ(partial.tool_calls.size(), 1u);
+  if (!partial.tool_calls.empty()) {
+    EXPECT_EQ(partial.tool_calls[0].name, name);
+    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
+  }
+  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
+  p->finish(log);
+  return log.events;
+}
+
+// One call named `name` with arguments `want` in `text`: fed a byte at a time, the events hold the
+// call and the first `head` bytes of its arguments once `half` bytes are in; the result has that
+// one call and no warning; the events are the same fed whole and in 7-byte pieces.
+template <class D>
+void expect_streamed_call(const D& d, const toolchat::dialects::ParseOptions& o, const std::string& text, size_t half,
+                          const std::string& name, const std::string& want, size_t head) {
+  auto events = fed_bytewise(d, o, text, half, name, want.substr(0, head));
+  toolchat::dialects::ParsedMessage m = toolchat::dialects::collect(events);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(m.tool_calls[0].arguments, want);
+  EXPECT_TRUE(m.warnings.empty());
+  auto whole = feed_cut(d, o, text, {});
+  EXPECT_EQ(events_text(events), events_text(whole));
+  EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
 }
 
 }  // namespace dialect_test

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include "chat/caps.hpp"
@@ -196,4 +197,124 @@ TEST(DialectInfer, KeyValueTyping) {
   EXPECT_EQ(m.content, out.substr(0, 50));
   ASSERT_EQ(m.warnings.size(), 1u);
   EXPECT_EQ(m.warnings[0].kind, dialects::WarningKind::TruncatedCall);
+}
+
+namespace {
+
+// An inferred dialect from its spec's JSON (InferredSpec::to_json's keys).
+dialects::InferredDialect spec(const std::string& json_text) {
+  Value v = json::parse(json_text);
+  dialects::InferredSpec s;
+  auto str = [&](const char* k) {
+    const Value* x = v.dict_obj().find(k);
+    return x ? x->str() : std::string();
+  };
+  auto list = [&](const char* k) {
+    std::vector<std::string> out;
+    if (const Value* x = v.dict_obj().find(k))
+      for (const Value& e : x->items()) out.push_back(e.str());
+    return out;
+  };
+  std::string form = str("form");
+  s.form = form == "call_object" ? dialects::InferredSpec::Form::CallObject
+           : form == "key_value" ? dialects::InferredSpec::Form::KeyValue
+                                 : dialects::InferredSpec::Form::NameThenArgs;
+  s.block_open = str("block_open");
+  s.call_open = str("call_open");
+  s.name_sep = str("name_separator");
+  s.kv_sep = str("key_value_separator");
+  s.arg_sep = str("argument_separator");
+  s.call_close = str("call_close");
+  s.block_close = str("block_close");
+  s.name_path = list("name_path");
+  s.args_path = list("arguments_path");
+  return dialects::InferredDialect(s);
+}
+
+}  // namespace
+
+// issue 12 §1: an inferred dialect streams a call as the model writes it, in each form: the call
+// is announced once its name is known and a long string value goes out as it arrives; the events
+// are the same for every chunking, and the fragments join to the whole result's arguments.
+TEST(DialectInfer, CallsStreamInEveryForm) {
+  std::string value;
+  for (int i = 0; value.size() < 2000; ++i) value += "line " + std::to_string(i) + " of the body, ";
+  value += "end.";
+  struct Case {
+    std::string spec, text;
+  };
+  // The specs are what DialectInfer.KnownFormats infers from the corpus templates.
+  const Case cases[] = {
+      {R"({"form":"call_object","call_open":"<tool_call>","call_close":"</tool_call>","name_path":["name"],"arguments_path":["arguments"]})",
+       "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_call>"},
+      {R"({"form":"call_object","call_open":"<call>","call_close":"</call>","name_path":["function","name"],"arguments_path":["function","arguments"]})",
+       "<call>{\"type\": \"function\", \"function\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}</call>"},
+      {R"({"form":"name_then_arguments","call_open":"<function=","name_separator":">","call_close":"</function>"})",
+       "<function=write_file>{\"path\": \"a.txt\", \"content\": \"VALUE\"}</function>"},
+      {"{\"form\":\"name_then_arguments\",\"block_open\":\"<｜tool▁calls▁begin｜>\",\"call_open\":\"<｜tool▁call▁begin｜>function<｜tool▁sep｜>\","
+       "\"name_separator\":\"```json\",\"call_close\":\"```<｜tool▁call▁end｜>\",\"block_close\":\"<｜tool▁calls▁end｜>\"}",
+       "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_file\n```json\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}\n"
+       "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"},
+      {"{\"form\":\"key_value\",\"call_open\":\"<tool_call>\\n<function=\",\"name_separator\":\">\\n<parameter=\",\"key_value_separator\":\">\","
+       "\"argument_separator\":\"</parameter>\\n<parameter=\",\"call_close\":\"</parameter>\\n</function>\\n</tool_call>\"}",
+       "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nVALUE\n</parameter>\n</function>\n</tool_call>"},
+  };
+  dialects::ParseOptions o;
+  o.tools = json::parse(R"([{"type":"function","function":{"name":"write_file","parameters":{"type":"object","properties":)"
+                        R"({"path":{"type":"string"},"content":{"type":"string"}}}}}])");
+  const std::string want = R"({"path":"a.txt","content":")" + value + "\"}";
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    auto d = spec(c.spec);
+    std::string text = c.text;
+    size_t at = text.find("VALUE");
+    text.replace(at, 5, value);
+    dialect_test::expect_streamed_call(d, o, text, at + value.size() / 2, "write_file", want, 27 + value.size() / 2 - 8);
+    // Cut short inside the value: what was streamed, then the call's end and a truncated_call
+    // warning; the whole result is the call's text as content.
+    std::string cut = text.substr(0, at + 1000);
+    auto m = dialects::collect(dialect_test::feed_cut(d, o, cut, {}));
+    EXPECT_TRUE(m.tool_calls.empty());
+    EXPECT_EQ(m.content, cut);
+    ASSERT_EQ(m.warnings.size(), 1u);
+    EXPECT_EQ(m.warnings[0].kind, dialects::WarningKind::TruncatedCall);
+  }
+}
+
+// Random mixes of an inferred dialect's markers, JSON pieces and text: the same events for every
+// chunking, every call's arguments one JSON object.
+TEST(DialectInfer, MarkerSoupIsChunkingInvariant) {
+  const std::pair<const char*, std::vector<std::string>> specs[] = {
+      {R"({"form":"call_object","call_open":"<tool_call>","call_close":"</tool_call>","name_path":["name"],"arguments_path":["arguments"]})",
+       {"<tool_call>", "</tool_call>", "{\"name\": \"f\", \"arguments\": {\"a\": 1}}", "{\"name\": \"f\"", ", \"arguments\": ", "{", "}"}},
+      {R"({"form":"name_then_arguments","call_open":"<function=","name_separator":">","call_close":"</function>"})",
+       {"<function=", "f>", "</function>", "{\"a\": \"x\"}", "{", "}", ">"}},
+      {"{\"form\":\"key_value\",\"call_open\":\"<tool_call>\\n<function=\",\"name_separator\":\">\\n<parameter=\",\"key_value_separator\":\">\","
+       "\"argument_separator\":\"</parameter>\\n<parameter=\",\"call_close\":\"</parameter>\\n</function>\\n</tool_call>\"}",
+       {"<tool_call>\n<function=", "f>\n<parameter=", "k>", "</parameter>\n<parameter=", "</parameter>\n</function>\n</tool_call>", "v", "3"}},
+  };
+  const std::vector<std::string> common = {"a", " ", "\n", "é", "🌍", "\"", "\\", "[", "]", ":", ",", "<", ">", "<think>", "</think>"};
+  std::mt19937_64 rng(20261126);
+  for (const auto& [json_spec, own] : specs) {
+    SCOPED_TRACE(json_spec);
+    auto d = spec(json_spec);
+    size_t calls = 0;
+    for (int round = 0; round < 200; ++round) {
+      std::string text;
+      size_t n = 1 + rng() % 24;
+      for (size_t i = 0; i < n; ++i) text += rng() % 2 ? own[rng() % own.size()] : common[rng() % common.size()];
+      dialects::ParseOptions o;
+      auto whole = dialect_test::feed_cut(d, o, text, {});
+      ASSERT_EQ(events_text(dialect_test::feed_chunked(d, o, text, 1)), events_text(whole)) << text;
+      ASSERT_EQ(events_text(dialect_test::feed_chunked(d, o, text, 3)), events_text(whole)) << text;
+      auto m = dialects::collect(whole);
+      calls += m.tool_calls.size();
+      for (const auto& c : m.tool_calls) {
+        Value v;
+        EXPECT_NO_THROW(v = json::parse(c.arguments)) << text << "\n" << c.arguments;
+        EXPECT_TRUE(v.is_dict()) << text;
+      }
+    }
+    EXPECT_GT(calls, 0u) << "the soup never formed a call";
+  }
 }

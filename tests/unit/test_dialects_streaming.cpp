@@ -134,6 +134,8 @@ const StreamCase kStreamCases[] = {
                     "\"parameters\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]<|END_ACTION|>"},
     {"qwen3_coder", "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nVALUE\n"
                     "</parameter>\n</function>\n</tool_call>"},
+    {"qwen3_coder", "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_call>"},
+    {"minimax_m2", "<tool_calls>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_calls>"},
     {"glm45", "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>content</arg_key>\n"
               "<arg_value>VALUE</arg_value>\n</tool_call>"},
     {"minimax_m2", "<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">a.txt</parameter>\n"
@@ -154,6 +156,11 @@ const StreamCase kStreamCases[] = {
     {"llama3_builtin", "<|python_tag|>write_file.call(path=\"a.txt\", content=\"VALUE\")"},
     {"functionary_v31", "<|python_tag|>write_file.call(path='a.txt', content='VALUE')"},
     {"chatglm3", "write_file\n```python\ntool_call(path='a.txt', content='VALUE')\n```"},
+    {"gemma4", "<|tool_call>call:write_file{path:<|\"|>a.txt<|\"|>,content:<|\"|>VALUE<|\"|>}<tool_call|>"},
+    {"gemma4", "<|tool_call>call:write_file{\"path\": <|\"|>a.txt<|\"|>, <|\"|>content<|\"|>: <|\"|>VALUE<|\"|>}<tool_call|>"},
+    {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" "
+                "type=\"string\"<|sep|>a.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>VALUE"
+                "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
@@ -166,24 +173,6 @@ std::string long_value() {
   std::string v;
   for (int i = 0; v.size() < 2000; ++i) v += "line " + std::to_string(i) + " of the file body, ";
   return v + "end.";  // no trailing whitespace: the XML families trim a value's edges
-}
-
-// Feeds `text` one byte at a time. After `half` bytes (no finish) the events must already hold one
-// call named `name` whose arguments start with `head`. Returns all the events (finished).
-std::vector<Event> fed_bytewise(const Dialect& d, const ParseOptions& o, const std::string& text, size_t half,
-                                const std::string& name, const std::string& head) {
-  EventLog log;
-  auto p = d.make_parser(o);
-  for (size_t i = 0; i < half; ++i) p->feed(std::string_view(text).substr(i, 1), log);
-  ParsedMessage partial = collect(log.events);
-  EXPECT_EQ(partial.tool_calls.size(), 1u);
-  if (!partial.tool_calls.empty()) {
-    EXPECT_EQ(partial.tool_calls[0].name, name);
-    EXPECT_EQ(partial.tool_calls[0].arguments.substr(0, head.size()), head);
-  }
-  for (size_t i = half; i < text.size(); ++i) p->feed(std::string_view(text).substr(i, 1), log);
-  p->finish(log);
-  return log.events;
 }
 
 }  // namespace
@@ -299,6 +288,7 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
     const char* dialect;
     std::string text;
     const char* tool = "python";
+    bool trimmed = false;  // the code is the block's text trimmed (ChatGLM3's interpreter)
   };
   const Case cases[] = {
       {"llama3_builtin", "<|python_tag|>CODE<|eom_id|>", "code_interpreter"},
@@ -309,25 +299,56 @@ TEST(DialectStreaming, CodeBodiesStreamAsTheyArrive) {
       {"gpt_oss", "<|channel|>commentary to=python <|message|>CODE"},
       {"functionary_v32", ">>>python\nCODE"},
       {"functionary_v32", "all\nLet me run it.>>>python\nCODE>>>all\nDone."},
+      {"chatglm3", "interpreter\n```python\nCODE\n```", "interpreter", true},
+      {"chatglm3", "Let me run it.<|assistant|>interpreter\n```python\n\nCODE\n```\n<|observation|>", "interpreter", true},
   };
   ParseOptions o;
   o.tools = json::parse(R"([{"type":"function","function":{"name":"python","parameters":{"type":"object"}}},)"
-                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}}])");
-  const std::string want = scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+                        R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object"}}},)"
+                        R"({"type":"function","function":{"name":"interpreter","parameters":{"type":"object"}}}])");
+  auto args_of = [](const std::string& code) {
+    return scan::compact_json(json::parse(R"({"code": )" + scan::compact_json(Value::string(code)) + "}"));
+  };
   for (const Case& c : cases) {
+    const std::string want = args_of(c.trimmed ? code.substr(0, code.size() - 1) : code);
     SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
     const Dialect& d = *find(c.dialect);
     std::string text = c.text;
     size_t at = text.find("CODE");
     text.replace(at, 4, code);
-    std::vector<Event> events = fed_bytewise(d, o, text, at + code.size() / 2, c.tool, want.substr(0, want.size() / 2 - 16));
-    ParsedMessage m = collect(events);
-    ASSERT_EQ(m.tool_calls.size(), 1u);
-    EXPECT_EQ(m.tool_calls[0].arguments, want);
-    EXPECT_TRUE(m.warnings.empty());
-    auto whole = feed_cut(d, o, text, {});
-    EXPECT_EQ(events_text(events), events_text(whole));
-    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 7)));
-    EXPECT_EQ(events_text(whole), events_text(feed_chunked(d, o, text, 64)));
+    expect_streamed_call(d, o, text, at + code.size() / 2, c.tool, want, want.size() / 2 - 16);
+    EXPECT_EQ(events_text(feed_cut(d, o, text, {})), events_text(feed_chunked(d, o, text, 64)));
+  }
+}
+
+// Arguments that are not a JSON object (ReAct free text, Qwen-Agent text and code blocks) stream
+// into the tool's first parameter as they arrive: the same arguments as the whole text gives.
+TEST(DialectStreaming, TextArgumentsStreamIntoTheFirstParameter) {
+  const std::string value = long_value();
+  struct Case {
+    const char* dialect;
+    const char* text;
+    const char* tool;
+  };
+  const Case cases[] = {
+      {"react", "Thought: note it\nAction: write_note\nAction Input: VALUE\nObservation: ok", "write_note"},
+      {"react", "Action: write_note\nAction Input:  VALUE  ", "write_note"},
+      {"qwen_agent", "✿FUNCTION✿: write_note\n✿ARGS✿: VALUE\n✿RESULT✿: ok", "write_note"},
+      {"qwen_agent", "✿FUNCTION✿: code_interpreter\n✿ARGS✿: ```py\nVALUE\n```\n✿RESULT✿", "code_interpreter"},
+      {"qwen_agent", "✿FUNCTION✿: code_interpreter\n✿ARGS✿: ```\nVALUE\n```\n(the code above)", "code_interpreter"},
+  };
+  ParseOptions o;
+  o.tools = json::parse(
+      R"([{"type":"function","function":{"name":"write_note","parameters":{"type":"object","properties":{"text":{"type":"string"}}}}},)"
+      R"({"type":"function","function":{"name":"code_interpreter","parameters":{"type":"object","properties":{"code":{"type":"string"}}}}}])");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
+    const Dialect& d = *find(c.dialect);
+    std::string text = c.text;
+    size_t at = text.find("VALUE");
+    text.replace(at, 5, value);
+    const std::string key = std::string(c.tool) == "write_note" ? "text" : "code";
+    const std::string want = "{\"" + key + "\":\"" + value + "\"}";
+    expect_streamed_call(d, o, text, at + value.size() / 2, c.tool, want, want.size() / 2 - 8);
   }
 }

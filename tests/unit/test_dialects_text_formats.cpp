@@ -36,7 +36,9 @@ TEST(DialectTextFormats, RandomMixesAreChunkingInvariant) {
       "<|tool_call|>", "[{\"name\": \"f\", \"arguments\": {\"a\": [1, {\"b\": null}]}}]", "<tool_call>",
       "</tool_call>", "functools[", "<|/tool_call|>", "<response>", "</response>", "<_end>", "<|end|>",
       "{", "}", "[", "]", "\"", "\\", "Grüße 👋", " plain text ", "{\"name\": \"g\", \"arguments\": {}}",
-      "<function_call> ", "Here is my thought process:", "Here is my response:"};
+      "<function_call> ", "Here is my thought process:", "Here is my response:",
+      // Code and free-text arguments that stream (interpreter code, Qwen-Agent code blocks).
+      "interpreter\n", "\n✿FUNCTION✿: code_interpreter", "```", "```py\n", "print(1)", "  "};
   std::mt19937_64 rng(20261124);
   for (const char* name : kMine) {
     const Dialect* d = find(name);

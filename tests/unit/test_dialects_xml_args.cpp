@@ -266,6 +266,9 @@ TEST(XmlDialects, MarkerSoupIsChunkingInvariant) {
       {"gpt_oss", {"<|start|>", "assistant", "<|channel|>", "analysis", "final", "commentary", " to=functions.f",
                    "<|constrain|>", "json", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "{\"a\": 1}",
                    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>"}},
+      {"gemma4", {"<|tool_call>", "<tool_call|>", "call:", "f{", "k:", "<|\"|>", "<|\"|>x<|\"|>", ":", "<|channel>",
+                  "thought\n", "<channel|>", "<turn|>", "{\"k\": \"v\"}", "<|tool_call>call:f{",
+                  "<|tool_call>call:f{k:<|\"|>x<|\"|>}<tool_call|>", "<|tool_call>call:f{k:[1,{a:2}]}<tool_call|>"}},
       {"pythonic", {"[", "f(", "a=", "'x'", ", ", ")", "]", "<|python_start|>", "<|python_end|>", "<function_calls>",
                     "</function_calls>", "<|tool_call_start|>", "<|tool_call_end|>", "```python", "```", "{\"name\": \"f\"}"}},
   };

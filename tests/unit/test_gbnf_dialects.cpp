@@ -34,7 +34,7 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
                 "near_miss_array_in_tool_call", "near_miss_bare_object_whole", "near_miss_fence_after_marker",
                 "near_miss_fenced_array", "near_miss_fenced_whole_output", "near_miss_function_eq",
                 "near_miss_function_name_attr", "near_miss_json_wrapper", "near_miss_response_wrapper",
-                "near_miss_tool_wrapper", "near_miss_tools_wrapper"}},
+                "near_miss_tool_wrapper", "near_miss_tools_wrapper", "near_miss_qwen25_coder_pretty_bare_object"}},
     // The template's own <|"|> value syntax: the grammar writes the arguments as JSON.
     {"gemma4", {"one_call", "string_holding_close_marker"}},
     // Attribute escapes and a <|open|>json block: the grammar writes typed argument elements.
@@ -43,11 +43,17 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     {"deepseek_v3", {"variant_tool_calls_marker", "variant_underscores", "variant_spaces_no_fence"}},
     {"deepseek_v31", {"fenced_args_tolerated", "underscore_variant"}},
     // {"type": "function", "arguments"}, several calls, leading text: the grammar writes one {"name", "parameters"}.
-    {"llama3_json", {"type_function_and_arguments", "semicolon_parallel", "array_of_calls", "comma_parallel"}},
+    // vLLM's cases: other separators, a property the schema does not list; a fenced near miss.
+    {"llama3_json", {"type_function_and_arguments", "semicolon_parallel", "array_of_calls", "comma_parallel",
+                     "vllm_parallel_newline_separated", "vllm_parallel_bare_semicolon", "vllm_three_calls_spaced_semicolons",
+                     "vllm_brackets_and_escaped_quotes_in_strings", "near_miss_fenced_whole_output",
+                     "llama4_scout_type_function_json"}},
     // [TOOL_CALLS]NAME{…} is what is left when the tokenizer drops [ARGS]; the grammar writes [ARGS].
     {"mistral", {"decoded_without_markers"}},
     // A call section inside unclosed thinking; ids without the "functions." prefix.
-    {"kimi_k2", {"calls_at_end_of_unclosed_thinking", "id_without_functions_prefix_and_dotted_name"}},
+    // vLLM's pretty-printed JSON arguments (whitespace beyond the grammar's).
+    {"kimi_k2", {"calls_at_end_of_unclosed_thinking", "id_without_functions_prefix_and_dotted_name",
+                 "vllm_angle_brackets_and_multiline_json"}},
     // Raw code for the python tool (the grammar writes JSON arguments).
     {"functionary_v32", {"llama_cpp_raw_python"}},
     {"functionary_v31", {"python_tag_raw_code"}},
@@ -69,17 +75,19 @@ const std::map<std::string, std::set<std::string>> kNotGenerated = {
     // Llama 4 / Olmo 3 / LFM2 wrappers, JSON objects, raw and triple-quoted strings, tuples.
     {"pythonic", {"llama4_python_start", "olmo3_lines", "json_objects_in_wrapper", "unicode_and_escapes", "nested_json_arguments"}},
     // Free-text, fenced or empty Action Input, text after the "Observation:" stop word.
-    {"react", {"langchain_free_text_input", "free_text_unknown_tool_schema", "stop_word_written_by_model_ends_the_call",
+    {"react", {"langchain_free_text_input", "free_text_input_streams", "free_text_unknown_tool_schema", "stop_word_written_by_model_ends_the_call",
                "nested_json", "code_fenced_json", "free_text_multiline", "empty_input_is_no_arguments"}},
     {"llamafactory_default", {"prompt_example_in_backticks"}},
     // Raw code, text after the ✿RESULT✿ stop word, a trailing comment, a call without ✿ARGS✿.
-    {"qwen_agent", {"code_interpreter_code_block", "invented_result_is_dropped", "trailing_comment_is_cut", "name_only_before_stop_word"}},
+    {"qwen_agent", {"code_interpreter_code_block", "invented_result_is_dropped", "trailing_comment_is_cut", "name_only_before_stop_word",
+                    "code_block_quoting_a_fence_then_a_comment", "code_block_first_line_not_a_tag", "free_text_arguments"}},
     // The vLLM plain <tool_call> prefix, Granite 4 Hermes style, granite-20b <function_call>: the
     // grammar writes Granite 3.x <|tool_call|>[…].
-    {"granite", {"plain_tool_call_prefix_vllm", "granite4_hermes_style", "granite_20b_function_call"}},
+    {"granite", {"plain_tool_call_prefix_vllm", "granite4_hermes_style", "granite_20b_function_call",
+                 "near_miss_bare_array_whole_output", "near_miss_fenced_whole_output"}},
     {"phi4_mini", {"vllm_functools_parameters_key"}},
     // Raw code for the code interpreter, raw strings, tuples and a trailing comma.
-    {"chatglm3", {"code_interpreter", "unicode_and_escapes", "nested_python_literals"}},
+    {"chatglm3", {"code_interpreter", "interpreter_code_quoting_a_fence", "unicode_and_escapes", "nested_python_literals"}},
     {"llama3_builtin", {"raw_code_to_end"}},
     // Untagged <function_calls> with a JSON body, mixed closing tags, parameters without string=,
     // the V4 <｜DSML｜tool_calls> block.
