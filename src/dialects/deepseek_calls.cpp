@@ -118,7 +118,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
         // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
         if (m < 0) warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
-        block_text_ += raw_;
+        block_text_ += raw();
         start_recording();
         st_ = St::List;
         return true;

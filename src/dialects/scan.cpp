@@ -145,29 +145,30 @@ size_t JsonScanner::feed(std::string_view s) {
 // ---- ParserBase ----------------------------------------------------------------------------------
 
 void ParserBase::run(Sink& sink, bool eof) {
+  raw_from_ = pos_;
   while (step(sink, eof)) {
   }
   if (eof) {
     at_end(sink);
     // Whatever a state machine left undecided at the end is content.
     if (pos_ < in_.size()) emit_text(sink, rest(), false);
-    pos_ = in_.size();
+    skip_to_end();
     send_source(sink);
   }
+  sync_raw();  // in_ changes after the run
 }
 
 void ParserBase::advance(size_t n) {
-  if (recording_) raw_.append(in_.data() + pos_, n);
   if (src_.on) src_.text.append(in_.data() + pos_, n);
   pos_ += n;
 }
 
 void ParserBase::note_call(Sink& sink, size_t index, const std::string& name) {
-  send_source(sink, recording_ ? std::string_view(raw_) : std::string_view(), true);
+  send_source(sink, recording_ ? std::string_view(raw()) : std::string_view(), true);
   if (tool_known(opts_.tools, name)) return;
   warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   // Without a recording the call's first bytes are gone: the guard's JSON form it is.
-  if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw_, .end = std::nullopt};
+  if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw(), .end = std::nullopt};
 }
 
 void ParserBase::mark_source_end(std::string_view not_ours) {
@@ -203,7 +204,7 @@ void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
 }
 
 void ParserBase::give_back_quietly(Sink& sink) {
-  send_source(sink, raw_);
+  send_source(sink, raw());
   if (!raw_.empty()) sink.on(ContentDelta{raw_});
   stop_recording();
 }
@@ -247,13 +248,13 @@ int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof
   MarkerHit h = find_marker(r, markers);
   if (h.which >= 0) {
     emit_text(sink, r.substr(0, h.pos), reasoning);
-    pos_ += h.pos;
+    skip(h.pos);
     advance(markers[h.which].size());
     return h.which;
   }
   size_t upto = eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
   emit_text(sink, r.substr(0, upto), reasoning);
-  pos_ += upto;
+  skip(upto);
   return -1;
 }
 
@@ -373,7 +374,7 @@ void ParserBase::abandon_call(Sink& sink, WarningKind k, std::string detail, boo
   close_call(sink);
   Warning w{k, std::move(detail)};
   w.cut_call = calls_ - 1;
-  w.cut_text = std::move(raw_);
+  w.cut_text = std::move(raw());
   sink.on(std::move(w));
   stop_recording();
 }

@@ -358,7 +358,7 @@ void XmlCallParser::body_end(Sink& sink) {
       sink.on(ToolCallEnd{cur_});
       Warning w{WarningKind::TruncatedCall, "output ended inside a tool call"};
       w.cut_call = cur_;
-      w.cut_text = std::move(raw_);
+      w.cut_text = std::move(raw());
       sink.on(std::move(w));
       stop_recording();
       st_ = St::Content;
