@@ -339,6 +339,11 @@ void ParserBase::call_text(Sink& sink, std::string_view fragment) {
   if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::string(fragment)});
 }
 
+void ParserBase::take_call_text(Sink& sink, std::string& fragment) {
+  if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::move(fragment)});
+  fragment.clear();
+}
+
 void ParserBase::open_string_call(Sink& sink, const std::string& name, std::string_view key) {
   open_call(sink, "", name);
   std::string head = "{";

@@ -115,6 +115,9 @@ class ParserBase : public StreamParser {
   // the tools); call_text() emits a piece of its arguments; close_call() ends it.
   void open_call(Sink& sink, std::string id, const std::string& name);
   void call_text(Sink& sink, std::string_view fragment);
+  // The same for a buffer the caller reuses: its text is moved into the event (no copy of a long
+  // argument), and it is left empty.
+  void take_call_text(Sink& sink, std::string& fragment);
   void close_call(Sink& sink);
   bool call_is_open() const { return open_; }
   // A call whose arguments are one string, {"KEY": TEXT} (a code body: gpt-oss / functionary
