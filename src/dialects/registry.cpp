@@ -156,7 +156,7 @@ class MessageFold final : public Sink {
     else if (auto* b = std::get_if<ToolCallBegin>(&e)) {
       if (slot_.size() <= b->index) slot_.resize(b->index + 1, SIZE_MAX);
       slot_[b->index] = m_.tool_calls.size();
-      m_.tool_calls.push_back({b->id, b->name, ""});
+      m_.tool_calls.push_back({fwd<Ev>(b->id), fwd<Ev>(b->name), ""});
     } else if (auto* a = std::get_if<ToolArgsDelta>(&e)) {
       if (a->index < slot_.size() && slot_[a->index] != SIZE_MAX)
         append_text(m_.tool_calls[slot_[a->index]].arguments, fwd<Ev>(a->fragment));

@@ -24,7 +24,6 @@ size_t utf8_safe_end(std::string_view s) {
   return n;
 }
 
-bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 MarkerHit find_marker(std::string_view s, Markers markers) {
   // One pass over s: only a byte that starts some marker is a candidate position (this runs at

@@ -20,7 +20,7 @@ namespace toolchat::dialects::scan {
 // Length of the longest prefix of s that does not end inside an incomplete UTF-8 sequence (an
 // incomplete lead + continuation bytes at the very end are cut; invalid bytes are left alone).
 size_t utf8_safe_end(std::string_view s);
-bool is_json_ws(char c);
+inline bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // A non-owning list of markers or literals for the functions below. It binds a braced list without
 // building a std::vector (a heap allocation per call, and these run at every fed chunk) and binds a
