@@ -145,7 +145,7 @@ class KimiK3Parser final : public scan::ParserBase {
   // A call's tag with its name.
   bool call_tag(Sink& sink) {
     std::string tag;
-    if (!read_tag(sink, &tag)) return st_ == St::Content;
+    if (!read_tag(sink, &tag, TagIn::Block)) return st_ == St::Content;
     auto name = schema::xml_attr(tag, "tool");
     if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
     // The name is complete: the call is announced and its arguments stream from here on.
@@ -180,12 +180,8 @@ class KimiK3Parser final : public scan::ParserBase {
 
   // An argument's tag: its key and type attribute.
   bool arg_tag(Sink& sink) {
-    std::string_view r = rest();
-    size_t end = r.find(kSep);
-    if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
-    if (end == std::string_view::npos) return false;
-    std::string tag(r.substr(0, end));
-    advance(end + kSep.size());
+    std::string tag;
+    if (!read_tag(sink, &tag, TagIn::Call)) return st_ == St::Content;
     auto key = schema::xml_attr(tag, "key");
     if (!key) return broken_call(sink, "an argument without its key attribute");
     auto type = schema::xml_attr(tag, "type");
@@ -208,11 +204,8 @@ class KimiK3Parser final : public scan::ParserBase {
 
   // A json block's tag (its attributes are not needed).
   bool json_tag(Sink& sink) {
-    std::string_view r = rest();
-    size_t end = r.find(kSep);
-    if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
-    if (end == std::string_view::npos) return false;
-    advance(end + kSep.size());
+    std::string tag;
+    if (!read_tag(sink, &tag, TagIn::Call)) return st_ == St::Content;
     value_.clear();
     st_ = St::JsonValue;
     return true;
@@ -235,12 +228,15 @@ class KimiK3Parser final : public scan::ParserBase {
   }
 
   // The rest of a tag up to <|sep|> (its attributes); false when more input is needed, or when the
-  // tag is malformed (the text was given back and st_ is Content).
-  bool read_tag(Sink& sink, std::string* tag) {
+  // tag is unterminated: then st_ is Content, the text given back (a call's tag) or the open call
+  // closed as broken (an argument's or json block's tag).
+  enum class TagIn { Block, Call };
+  bool read_tag(Sink& sink, std::string* tag, TagIn where) {
     std::string_view r = rest();
     size_t end = r.find(kSep);
     if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) {
-      malformed(sink, "unterminated tag", st_);
+      if (where == TagIn::Call) broken_call(sink, "unterminated tag");
+      else malformed(sink, "unterminated tag", st_);
       return false;
     }
     if (end == std::string_view::npos) return false;
