@@ -79,11 +79,13 @@ const std::vector<Family>& families() {
                   ".txt\n</parameter>\n<parameter=content>\n" + c + "\n</parameter>\n</function>\n</tool_call>";
          }, "\n");
        }},
+      // Calls separated by ", ": the form llama.cpp's parser reads with parallel calls on (it refuses
+      // "; ", which ours reads too).
       {"llama3_json", "tests/corpus/templates/vllm-llama3.1_json.jinja",
        [](size_t n, const std::string& c) {
          return repeat(n, [&](size_t i) {
            return "{\"name\": \"write_file\", \"parameters\": " + args_json(i, c) + "}";
-         }, "; ");
+         }, ", ");
        }},
       {"mistral", "tests/corpus/templates/vllm-mistral.jinja",
        [](size_t n, const std::string& c) {

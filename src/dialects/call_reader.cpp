@@ -31,8 +31,7 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
       if (!p.call_is_open()) p.open_call(sink, id, name);
       continue;
     }
-    p.call_text(sink, js_.out());
-    js_.out().clear();
+    p.take_call_text(sink, js_.out());
     switch (st) {
       case Stop::Done: return Status::Done;
       case Stop::Error: return p.call_is_open() ? Status::Broken : Status::NotObject;
@@ -132,7 +131,7 @@ CallReader::Field CallReader::field_of(std::string_view k) const {
 void CallReader::take_out(ParserBase& p, Sink& sink) {
   std::string& o = js_.out();
   switch (cap_) {
-    case Capture::ArgsStream: p.call_text(sink, o); break;
+    case Capture::ArgsStream: p.take_call_text(sink, o); break;
     case Capture::ArgsBuffer: args_ += o; break;
     case Capture::Name:
     case Capture::Id: cap_text_ += o; break;
@@ -251,7 +250,7 @@ bool CallReader::finish_element(ParserBase& p, Sink& sink) {
         for (size_t i = used; i < s.size(); ++i) only_ws = only_ws && is_json_ws(s[i]);
         if (inner.stop() == Stop::Done && only_ws) {
           p.open_call(sink, id_, name_);
-          p.call_text(sink, inner.out());
+          p.take_call_text(sink, inner.out());
           p.close_call(sink);
           ++calls_;
           return true;

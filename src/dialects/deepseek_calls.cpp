@@ -141,7 +141,7 @@ class DeepSeekParser final : public scan::ThinkParser {
         // Without its <｜tool▁call▁end｜>, the block may still go on (another call) or end with
         // <｜tool▁calls▁end｜>: List consumes either, so that no marker of the block is left in content.
         if (m < 0) warn(sink, WarningKind::MissingCloseMarker, "call without <｜tool▁call▁end｜>");
-        block_.add_call(raw_);
+        block_.add_call(raw());
         start_recording();
         st_ = St::List;
         return true;

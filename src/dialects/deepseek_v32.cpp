@@ -36,7 +36,6 @@ class DsmlParser final : public scan::ThinkParser {
 
  protected:
   bool body_step(Sink& sink, bool eof) override {
-    size_t len = 0;
     switch (st_) {
       case St::Content: {
         int k = text_until(sink, kBlockOpen, false, eof);
@@ -46,89 +45,11 @@ class DsmlParser final : public scan::ThinkParser {
         st_ = St::Block;
         return true;
       }
-      case St::Block: {
-        static const std::vector<std::string_view> opts = scan::joined(kInvokeOpen, kBlockClose);
-        int m = scan::match_any(rest(), opts, eof, &len);
-        if (m == -2) return false;
-        if (m < 0) {
-          if (block_.calls == 0) return eof ? false : malformed(sink, "no invoke in the function_calls block", st_);
-          unclosed_block(sink, kUnclosed);
-          st_ = St::Content;
-          return true;
-        }
-        advance(len);
-        if (m >= 2) {
-          stop_recording();
-          st_ = St::AfterBlock;
-          return true;
-        }
-        st_ = St::InvokeTag;
-        return true;
-      }
-      case St::InvokeTag: {
-        std::string tag;
-        if (!read_tag(sink, &tag)) return st_ == St::Content;
-        auto name = schema::xml_attr(tag, "name");
-        if (!name || name->empty()) return bad(sink, "invoke without a name");
-        name_ = *name;
-        params_ = 0;
-        open_call(sink, "", name_);  // announced with its name; the arguments stream after it
-        st_ = St::InvokeBody;
-        return true;
-      }
-      case St::InvokeBody: {
-        if (!skip_ws()) return false;
-        if (rest()[0] == '{' && params_ == 0) {
-          json_.reset();
-          st_ = St::Json;
-          return true;
-        }
-        static const std::vector<std::string_view> opts = scan::joined(kParamOpen, kInvokeClose);
-        int m = scan::match_any(rest(), opts, eof, &len);
-        if (m == -2) return false;
-        if (m < 0) return eof ? false : bad(sink, "unexpected text inside invoke");
-        advance(len);
-        if (m >= 2) return finish_invoke(sink);
-        st_ = St::ParamTag;
-        return true;
-      }
-      case St::ParamTag: {
-        std::string tag;
-        if (!read_tag(sink, &tag)) return st_ == St::Content;
-        auto name = schema::xml_attr(tag, "name");
-        if (!name || name->empty()) return bad(sink, "parameter without a name");
-        param_ = *name;
-        string_attr_ = schema::xml_attr(tag, "string");
-        value_.clear();
-        // The key now; a string value streams as it arrives, any other is converted once complete.
-        std::string head = params_++ == 0 ? "{" : ",";
-        json::dump_string(head, param_, false);
-        head += ':';
-        as_string_ = value_is_string();
-        if (as_string_) head += '"';
-        call_text(sink, head);
-        st_ = St::ParamValue;
-        return true;
-      }
-      case St::ParamValue: {
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, kParamClose);
-        size_t upto = h.which >= 0 || eof ? h.pos : scan::utf8_safe_end(r.substr(0, h.pos));
-        if (h.which < 0 && eof) upto = r.size();
-        if (as_string_) {
-          std::string piece;
-          schema::append_json_escaped(piece, r.substr(0, upto));
-          call_text(sink, piece);
-        } else {
-          value_.append(r.substr(0, upto));
-        }
-        advance(upto);
-        if (h.which < 0) return false;
-        advance(kParamClose[h.which].size());
-        end_param(sink);
-        st_ = St::InvokeBody;
-        return true;
-      }
+      case St::Block: return block(sink, eof);
+      case St::InvokeTag: return invoke_tag(sink);
+      case St::InvokeBody: return invoke_body(sink, eof);
+      case St::ParamTag: return param_tag(sink);
+      case St::ParamValue: return param_value(sink, eof);
       case St::Json:
         switch (json_.step(*this, sink, "", name_)) {
           case scan::ArgsReader::Status::NeedMore: return false;
@@ -138,6 +59,7 @@ class DsmlParser final : public scan::ThinkParser {
         }
         return false;
       case St::JsonEnd: {
+        size_t len = 0;
         int m = scan::match_any(rest(), kInvokeClose, eof, &len);
         if (m == -2) return false;
         if (m < 0) return eof ? false : bad(sink, "no closing invoke tag after the JSON body");
@@ -159,6 +81,101 @@ class DsmlParser final : public scan::ThinkParser {
   }
 
  private:
+  // Inside the function_calls block: an invoke opens or the block closes.
+  bool block(Sink& sink, bool eof) {
+    static const std::vector<std::string_view> opts = scan::joined(kInvokeOpen, kBlockClose);
+    size_t len = 0;
+    int m = scan::match_any(rest(), opts, eof, &len);
+    if (m == -2) return false;
+    if (m < 0) {
+      if (block_.calls == 0) return eof ? false : malformed(sink, "no invoke in the function_calls block", st_);
+      unclosed_block(sink, kUnclosed);
+      st_ = St::Content;
+      return true;
+    }
+    advance(len);
+    if (m >= 2) {
+      stop_recording();
+      st_ = St::AfterBlock;
+      return true;
+    }
+    st_ = St::InvokeTag;
+    return true;
+  }
+
+  // An invoke's tag with the call's name.
+  bool invoke_tag(Sink& sink) {
+    std::string tag;
+    if (!read_tag(sink, &tag)) return st_ == St::Content;
+    auto name = schema::xml_attr(tag, "name");
+    if (!name || name->empty()) return bad(sink, "invoke without a name");
+    name_ = *name;
+    params_ = 0;
+    open_call(sink, "", name_);  // announced with its name; the arguments stream after it
+    st_ = St::InvokeBody;
+    return true;
+  }
+
+  // Inside an invoke: one JSON object, a parameter, or the invoke's close.
+  bool invoke_body(Sink& sink, bool eof) {
+    if (!skip_ws()) return false;
+    if (rest()[0] == '{' && params_ == 0) {
+      json_.reset();
+      st_ = St::Json;
+      return true;
+    }
+    static const std::vector<std::string_view> opts = scan::joined(kParamOpen, kInvokeClose);
+    size_t len = 0;
+    int m = scan::match_any(rest(), opts, eof, &len);
+    if (m == -2) return false;
+    if (m < 0) return eof ? false : bad(sink, "unexpected text inside invoke");
+    advance(len);
+    if (m >= 2) return finish_invoke(sink);
+    st_ = St::ParamTag;
+    return true;
+  }
+
+  // A parameter's tag: its name and string attribute.
+  bool param_tag(Sink& sink) {
+    std::string tag;
+    if (!read_tag(sink, &tag)) return st_ == St::Content;
+    auto name = schema::xml_attr(tag, "name");
+    if (!name || name->empty()) return bad(sink, "parameter without a name");
+    param_ = *name;
+    string_attr_ = schema::xml_attr(tag, "string");
+    value_.clear();
+    // The key now; a string value streams as it arrives, any other is converted once complete.
+    std::string head = params_++ == 0 ? "{" : ",";
+    json::dump_string(head, param_, false);
+    head += ':';
+    as_string_ = value_is_string();
+    if (as_string_) head += '"';
+    call_text(sink, head);
+    st_ = St::ParamValue;
+    return true;
+  }
+
+  // A parameter's value up to its close tag.
+  bool param_value(Sink& sink, bool eof) {
+    std::string_view r = rest();
+    scan::MarkerHit h = scan::find_marker(r, kParamClose);
+    size_t upto = h.which >= 0 || eof ? h.pos : scan::utf8_safe_end(r.substr(0, h.pos));
+    if (h.which < 0 && eof) upto = r.size();
+    if (as_string_) {
+      std::string piece;
+      schema::append_json_escaped(piece, r.substr(0, upto));
+      call_text(sink, piece);
+    } else {
+      value_.append(r.substr(0, upto));
+    }
+    advance(upto);
+    if (h.which < 0) return false;
+    advance(kParamClose[h.which].size());
+    end_param(sink);
+    st_ = St::InvokeBody;
+    return true;
+  }
+
   // The rest of a tag up to '>' (attributes). False when more input is needed, or when the tag is
   // malformed (then the call was given back and st_ is Content).
   bool read_tag(Sink& sink, std::string* tag) {
@@ -212,7 +229,7 @@ class DsmlParser final : public scan::ThinkParser {
     if (params_ == 0) call_text(sink, "{}");
     else if (params_ != SIZE_MAX) call_text(sink, "}");
     close_call(sink);
-    block_.add_call(raw_);
+    block_.add_call(raw());
     start_recording();
     st_ = St::Block;
     return true;

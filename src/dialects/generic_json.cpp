@@ -121,13 +121,13 @@ class GenericParser final : public scan::ThinkParser {
   // The object is not a streamed call list: it is read whole from its start (recorded) on.
   bool read_whole() {
     json_.reset();
-    json_.feed(raw_);
+    json_.feed(raw());
     st_ = St::Json;
     return true;
   }
 
   void interpret(Sink& sink) {
-    std::string raw = raw_;
+    std::string raw = this->raw();
     stop_recording();
     std::optional<Value> parsed = json_value(json_.text());
     if (!parsed) {

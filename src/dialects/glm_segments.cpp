@@ -25,7 +25,7 @@ bool GlmSegmentParser::accepts_name(std::string_view s) const {
 void GlmSegmentParser::as_text(Sink& sink) {
   // The text given back follows the Text state's rule: its trailing whitespace waits in
   // pending_ws_, so that where the decision fell (how much had arrived) does not show.
-  text_keeping_ws_pending(sink, raw_);
+  text_keeping_ws_pending(sink, raw());
   stop_recording();
   st_ = St::Text;
 }
@@ -86,11 +86,11 @@ bool GlmSegmentParser::body_step(Sink& sink, bool eof) {
       scan::MarkerHit h = scan::find_marker(r, ends);
       size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
       text_keeping_ws_pending(sink, r.substr(0, upto));
-      pos_ += upto;
+      skip(upto);
       if (h.which < 0) return false;
       pending_ws_.clear();
       second_look_ = false;
-      pos_ += ends[h.which].size();
+      skip(ends[h.which].size());
       st_ = h.which == 0 ? St::Meta : St::Done;
       return true;
     }

@@ -25,7 +25,7 @@ class GlmSegmentParser : public scan::ThinkParser {
   bool body_step(Sink& sink, bool eof) final;
   void body_end(Sink& sink) final;
 
-  // Reads the call's body (from pos_, raw_ recording since the metadata line; name_ is set). Same
+  // Reads the call's body (from pos_, recording since the metadata line; name_ is set). Same
   // contract as step(); ends with end_call(), or with give_back + end_call() on bad input.
   virtual bool call_step(Sink& sink, bool eof) = 0;
   // Called when output ends inside the call.

@@ -131,7 +131,7 @@ class HarmonyParser final : public scan::ParserBase {
       if (header_word(rest(), "to=").empty()) {
         stop_recording();  // the unfinished header is kept as content by run()
       } else {
-        std::string raw = raw_ + std::string(rest());
+        std::string raw = this->raw() + std::string(rest());
         skip_to_end();
         stop_recording();
         sink.on(ContentDelta{raw});
@@ -165,9 +165,11 @@ class HarmonyParser final : public scan::ParserBase {
     if (!consumed) {
       std::string_view r = rest();
       size_t next = r.substr(0, kMaxHeader + 1).find("<|", 1);
-      size_t n = next == std::string_view::npos ? kMaxHeader + 1 : next;
-      raw_.append(r.substr(0, n));
-      pos_ += n;
+      // Without a special token, the bound backs off to a character's start: the text after it is
+      // read as text, and a character cut in two would be invalid UTF-8 in both pieces.
+      size_t n = next == std::string_view::npos ? scan::utf8_safe_end(r.substr(0, kMaxHeader + 1)) : next;
+      raw().append(r.substr(0, n));
+      skip(n);
     }
     give_back(sink, WarningKind::MalformedCall, "malformed message header");
     reasoning_ = false;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "value/escape_scan.hpp"
+
 namespace toolchat::dialects::scan {
 namespace {
 
@@ -142,6 +144,11 @@ size_t utf8_len(const unsigned char* p, size_t n) {
   return len;
 }
 
+// The escapes whose canonical text is the model's own: they stay inside a plain run.
+bool kept_escape(char e) {
+  return e == '"' || e == '\\' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't';
+}
+
 }  // namespace
 
 void JsonStream::reset(size_t watch) {
@@ -221,12 +228,28 @@ void JsonStream::end_value() {
 }
 
 size_t JsonStream::string_run(const char* p, size_t n) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  // Bytes that are written as they came (plain ASCII, well-formed UTF-8 and the kept escapes) are
+  // appended as one run; only the others are looked at one by one.
   size_t i = 0, run = 0;
-  while (i < n) {
-    const unsigned char c = static_cast<unsigned char>(p[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+  for (;;) {
+    i = json::next_escape(u, i, n, true);
+    if (i >= n) break;
+    const unsigned char c = u[i];
+    if (c == '\\' && i + 1 < n && kept_escape(p[i + 1])) {
+      i += 2;
+      continue;
+    }
+    if (c == 0x7F) {
       ++i;
       continue;
+    }
+    if (c >= 0x80) {
+      size_t k = utf8_len(u + i, n - i);
+      if (k != 0 && k != kBad) {
+        i += k;
+        continue;
+      }
     }
     out_.append(p + run, i - run);
     if (c == '"') {
@@ -251,16 +274,11 @@ size_t JsonStream::string_run(const char* p, size_t n) {
     } else if (c < 0x20) {
       append_char(out_, c);  // a raw control character: accepted, written escaped
       ++i;
+    } else if (utf8_len(u + i, n - i) == 0) {
+      return i;  // a character cut by the end of the input
     } else {
-      size_t k = utf8_len(reinterpret_cast<const unsigned char*>(p + i), n - i);
-      if (k == 0) return i;
-      if (k == kBad) {
-        out_ += "\xEF\xBF\xBD";  // U+FFFD for each byte that does not start a valid sequence
-        ++i;
-      } else {
-        out_.append(p + i, k);
-        i += k;
-      }
+      out_ += "\xEF\xBF\xBD";  // U+FFFD for each byte that does not start a valid sequence
+      ++i;
     }
     run = i;
   }

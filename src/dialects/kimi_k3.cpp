@@ -53,127 +53,16 @@ class KimiK3Parser final : public scan::ParserBase {
  protected:
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
-      case St::Start: {
-        Match m = match(kThinkOpen, eof);
-        if (m == Match::NeedMore) return false;
-        st_ = m == Match::Yes ? St::Reasoning : St::Content;
-        return true;
-      }
-      case St::Reasoning: {
-        if (text_until(sink, {kThinkClose}, true, eof) < 0) return false;
-        st_ = St::Content;
-        return true;
-      }
-      case St::Content: {
-        int k = text_until(sink, {kResponseOpen, kResponseClose, kToolsOpen, kMessageClose, kEndOfMsg, kThinkOpen}, false, eof);
-        if (k < 0) return false;
-        if (k == 2) {
-          start_recording(kToolsOpen);
-          block_calls_ = 0;
-          st_ = St::Tools;
-        } else if (k == 3 || k == 4) {
-          skip_to_end();  // the turn is over
-          st_ = St::Done;
-        } else if (k == 5) {
-          st_ = St::Reasoning;
-        }
-        return true;  // the response tags only wrap content
-      }
-      case St::Tools: {
-        size_t len = 0;
-        int m = scan::match_any(rest(), {kCallOpen, kToolsClose}, eof, &len);
-        if (m == -2) return false;
-        if (m < 0) return malformed(sink, "<|open|>tools<|sep|> not followed by a call", st_);
-        advance(len);
-        if (m == 1) {
-          stop_recording();
-          st_ = St::Content;
-          return true;
-        }
-        st_ = St::CallTag;
-        return true;
-      }
-      case St::CallTag: {
-        std::string tag;
-        if (!read_tag(sink, &tag)) return st_ == St::Content;
-        auto name = schema::xml_attr(tag, "tool");
-        if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
-        // The name is complete: the call is announced and its arguments stream from here on.
-        // Recording goes on: a call cut short gives its text back (cut_streamed_call).
-        std::string n = unescape_attr(*name);
-        cur_ = calls_++;
-        note_call(sink, cur_, n);
-        sink.on(ToolCallBegin{cur_, next_id(), n});
-        args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(n), {}, schema::Trim::None);
-        st_ = St::Args;
-        return true;
-      }
-      case St::Args: {
-        size_t len = 0;
-        int m = scan::match_any(rest(), {kArgOpen, kJsonOpen, kCallClose}, eof, &len);
-        if (m == -2) return false;
-        if (m < 0) return broken_call(sink, "unexpected text inside a call");
-        advance(len);
-        if (m == 2) {
-          stop_recording();
-          args_.end(sink);
-          note_call_end(cur_);
-          ++block_calls_;
-          start_recording();  // what follows in the block, if it is cut short, is given back alone
-          st_ = St::Tools;
-          return true;
-        }
-        st_ = m == 0 ? St::ArgTag : St::JsonTag;
-        return true;
-      }
-      case St::ArgTag: {
-        std::string_view r = rest();
-        size_t end = r.find(kSep);
-        if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
-        if (end == std::string_view::npos) return false;
-        std::string tag(r.substr(0, end));
-        advance(end + kSep.size());
-        auto key = schema::xml_attr(tag, "key");
-        if (!key) return broken_call(sink, "an argument without its key attribute");
-        auto type = schema::xml_attr(tag, "type");
-        args_.param(sink, unescape_attr(*key), type ? type_of(unescape_attr(*type)) : std::nullopt);
-        st_ = St::ArgValue;
-        return true;
-      }
-      case St::ArgValue: {
-        std::string piece;
-        int k = collect_until(piece, {kArgClose}, eof);
-        args_.text(sink, piece);
-        if (k < 0) return false;
-        advance(kArgClose.size());
-        args_.end_param(sink);
-        st_ = St::Args;
-        return true;
-      }
-      case St::JsonTag: {
-        std::string_view r = rest();
-        size_t end = r.find(kSep);
-        if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) return broken_call(sink, "unterminated tag");
-        if (end == std::string_view::npos) return false;
-        advance(end + kSep.size());
-        value_.clear();
-        st_ = St::JsonValue;
-        return true;
-      }
-      case St::JsonValue: {
-        if (collect_until(value_, {kJsonClose}, eof) < 0) return false;
-        advance(kJsonClose.size());
-        auto v = json_value(value_);
-        if (!v || !v->is_dict()) return broken_call(sink, "a json argument block that is not a JSON object");
-        // Its members join the call's arguments, each typed as the JSON wrote it.
-        for (const auto& [k, x] : v->dict_obj().entries) {
-          args_.param(sink, k.is_str() ? k.str() : scan::compact_json(k), json_type(x));
-          args_.text(sink, x.is_str() ? x.str() : scan::compact_json(x));
-          args_.end_param(sink);
-        }
-        st_ = St::Args;
-        return true;
-      }
+      case St::Start: return start(eof);
+      case St::Reasoning: return reasoning(sink, eof);
+      case St::Content: return content(sink, eof);
+      case St::Tools: return tools(sink, eof);
+      case St::CallTag: return call_tag(sink);
+      case St::Args: return args(sink, eof);
+      case St::ArgTag: return arg_tag(sink);
+      case St::ArgValue: return arg_value(sink, eof);
+      case St::JsonTag: return json_tag(sink);
+      case St::JsonValue: return json_value_block(sink, eof);
       case St::Done:  // what follows the end of the turn is not this message
         skip_to_end();
         return false;
@@ -206,13 +95,150 @@ class KimiK3Parser final : public scan::ParserBase {
   }
 
  private:
+  // Before anything: a think block may open the turn.
+  bool start(bool eof) {
+    Match m = match(kThinkOpen, eof);
+    if (m == Match::NeedMore) return false;
+    st_ = m == Match::Yes ? St::Reasoning : St::Content;
+    return true;
+  }
+
+  // Inside the think block, up to its close.
+  bool reasoning(Sink& sink, bool eof) {
+    if (text_until(sink, {kThinkClose}, true, eof) < 0) return false;
+    st_ = St::Content;
+    return true;
+  }
+
+  // Content up to the next tag that matters; the response tags only wrap content.
+  bool content(Sink& sink, bool eof) {
+    int k = text_until(sink, {kResponseOpen, kResponseClose, kToolsOpen, kMessageClose, kEndOfMsg, kThinkOpen}, false, eof);
+    if (k < 0) return false;
+    if (k == 2) {
+      start_recording(kToolsOpen);
+      block_calls_ = 0;
+      st_ = St::Tools;
+    } else if (k == 3 || k == 4) {
+      skip_to_end();  // the turn is over
+      st_ = St::Done;
+    } else if (k == 5) {
+      st_ = St::Reasoning;
+    }
+    return true;
+  }
+
+  // Inside the tools block: a call opens or the block closes.
+  bool tools(Sink& sink, bool eof) {
+    size_t len = 0;
+    int m = scan::match_any(rest(), {kCallOpen, kToolsClose}, eof, &len);
+    if (m == -2) return false;
+    if (m < 0) return malformed(sink, "<|open|>tools<|sep|> not followed by a call", st_);
+    advance(len);
+    if (m == 1) {
+      stop_recording();
+      st_ = St::Content;
+      return true;
+    }
+    st_ = St::CallTag;
+    return true;
+  }
+
+  // A call's tag with its name.
+  bool call_tag(Sink& sink) {
+    std::string tag;
+    if (!read_tag(sink, &tag, TagIn::Block)) return st_ == St::Content;
+    auto name = schema::xml_attr(tag, "tool");
+    if (!name || name->empty()) return malformed(sink, "a call without its tool attribute", st_);
+    // The name is complete: the call is announced and its arguments stream from here on.
+    // Recording goes on: a call cut short gives its text back (cut_streamed_call).
+    std::string n = unescape_attr(*name);
+    cur_ = calls_++;
+    note_call(sink, cur_, n);
+    sink.on(ToolCallBegin{cur_, next_id(), n});
+    args_.begin(sink, cur_, opts_.tools.is_list() ? &opts_.tools : nullptr, std::move(n), {}, schema::Trim::None);
+    st_ = St::Args;
+    return true;
+  }
+
+  // Inside a call: an argument, a json block, or the call's close.
+  bool args(Sink& sink, bool eof) {
+    size_t len = 0;
+    int m = scan::match_any(rest(), {kArgOpen, kJsonOpen, kCallClose}, eof, &len);
+    if (m == -2) return false;
+    if (m < 0) return broken_call(sink, "unexpected text inside a call");
+    advance(len);
+    if (m == 2) {
+      stop_recording();
+      args_.end(sink);
+      note_call_end(cur_);
+      ++block_calls_;
+      start_recording();  // what follows in the block, if it is cut short, is given back alone
+      st_ = St::Tools;
+      return true;
+    }
+    st_ = m == 0 ? St::ArgTag : St::JsonTag;
+    return true;
+  }
+
+  // An argument's tag: its key and type attribute.
+  bool arg_tag(Sink& sink) {
+    std::string tag;
+    if (!read_tag(sink, &tag, TagIn::Call)) return st_ == St::Content;
+    auto key = schema::xml_attr(tag, "key");
+    if (!key) return broken_call(sink, "an argument without its key attribute");
+    auto type = schema::xml_attr(tag, "type");
+    args_.param(sink, unescape_attr(*key), type ? type_of(unescape_attr(*type)) : std::nullopt);
+    st_ = St::ArgValue;
+    return true;
+  }
+
+  // An argument's value, streamed up to its close.
+  bool arg_value(Sink& sink, bool eof) {
+    std::string piece;
+    int k = collect_until(piece, {kArgClose}, eof);
+    args_.text(sink, piece);
+    if (k < 0) return false;
+    advance(kArgClose.size());
+    args_.end_param(sink);
+    st_ = St::Args;
+    return true;
+  }
+
+  // A json block's tag (its attributes are not needed).
+  bool json_tag(Sink& sink) {
+    std::string tag;
+    if (!read_tag(sink, &tag, TagIn::Call)) return st_ == St::Content;
+    value_.clear();
+    st_ = St::JsonValue;
+    return true;
+  }
+
+  // A json block's object, collected whole.
+  bool json_value_block(Sink& sink, bool eof) {
+    if (collect_until(value_, {kJsonClose}, eof) < 0) return false;
+    advance(kJsonClose.size());
+    auto v = json_value(value_);
+    if (!v || !v->is_dict()) return broken_call(sink, "a json argument block that is not a JSON object");
+    // Its members join the call's arguments, each typed as the JSON wrote it.
+    for (const auto& [k, x] : v->dict_obj().entries) {
+      args_.param(sink, k.is_str() ? k.str() : scan::compact_json(k), json_type(x));
+      args_.text(sink, x.is_str() ? x.str() : scan::compact_json(x));
+      args_.end_param(sink);
+    }
+    st_ = St::Args;
+    return true;
+  }
+
   // The rest of a tag up to <|sep|> (its attributes); false when more input is needed, or when the
-  // tag is malformed (the text was given back and st_ is Content).
-  bool read_tag(Sink& sink, std::string* tag) {
+  // tag is unterminated: then st_ is Content, the text given back (a call's tag) or the open call
+  // closed as broken (an argument's or json block's tag).
+  enum class TagIn { Block, Call };
+  bool read_tag(Sink& sink, std::string* tag, TagIn where) {
     std::string_view r = rest();
     size_t end = r.find(kSep);
     if ((end == std::string_view::npos ? r.size() : end) > kMaxTag) {
-      malformed(sink, "unterminated tag", st_);
+      if (where == TagIn::Call) broken_call(sink, "unterminated tag");
+      else malformed(sink, "unterminated tag", st_);
       return false;
     }
     if (end == std::string_view::npos) return false;

@@ -78,7 +78,7 @@ class Llama3Parser final : public PythonTagParser {
           std::string sep;
           if (m < 2) {
             sep.assign(rest().substr(0, len));
-            pos_ += len;  // recorded below, with what follows
+            skip(len);  // recorded below, with what follows
           } else {
             skip_ws();
           }

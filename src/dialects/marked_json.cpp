@@ -84,7 +84,7 @@ class MarkedJsonParser final : public scan::ParserBase {
           if (m == -2) return false;
           if (m == 0) advance(len);
         }
-        std::string raw = raw_;
+        std::string raw = this->raw();
         stop_recording();
         if (not_call_) {
           sink.on(ContentDelta{raw});

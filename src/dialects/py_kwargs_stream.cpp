@@ -83,139 +83,159 @@ bool KwargsStream::other_done(char c) {
   return depth_ == 0 && c == ',';
 }
 
-KwargsStream::Status KwargsStream::step(scan::ParserBase& p, Sink& sink, const std::string& name, std::string_view in,
-                                        bool eof, size_t* used) {
-  size_t i = 0;
-  std::string out;
-  auto flush = [&] {
-    p.call_text(sink, out);
-    out.clear();
-  };
-  auto give = [&](Status s) {
-    flush();
-    *used = i;
-    return s;
-  };
-  while (i < in.size()) {
-    const char c = in[i];
-    switch (st_) {
-      case St::Key:
-        if (key_.empty()) {
-          if (ws(c)) { ++i; continue; }
-          if (c == ')') {
-            if (!p.call_is_open()) p.open_call(sink, "", name);
-            out += params_ ? "}" : "{}";
-            ++i;
-            return give(Status::Done);
-          }
-          if (!key_start(c)) return give(fail(p));
-        }
-        if (key_char(c)) {
-          key_ += c;
-          ++i;
-          if (key_.size() > kMaxKey) return give(fail(p));
-          continue;
-        }
-        st_ = St::Eq;
-        continue;
-      case St::Eq:
-        if (c == ' ' || c == '\t') { ++i; continue; }
-        if (c != '=' || (i + 1 < in.size() && in[i + 1] == '=')) return give(fail(p));
-        if (i + 1 == in.size() && !eof) return give(Status::NeedMore);  // '=' or '=='
-        ++i;
-        if (!p.call_is_open()) p.open_call(sink, "", name);
-        out += params_++ ? "," : "{";
-        out += '"';
-        append_escaped(out, key_);
-        out += "\":";
-        key_.clear();
-        st_ = St::Value;
-        continue;
-      case St::Value: {
-        if (ws(c)) { ++i; continue; }
-        if (c == '\'' || c == '"') {
-          if (in.size() - i < 3 && !eof) return give(Status::NeedMore);
-          if (in.substr(i, 3) != std::string(3, c)) {  // a plain string: streamed
-            out += '"';
-            quote_ = c;
-            ++i;
-            st_ = St::Str;
-            continue;
-          }
-        }
-        val_.clear();
-        depth_ = 0;
-        oquote_ = 0;
-        st_ = St::Other;
-        continue;
-      }
-      case St::Str: {
-        if (c == quote_) {
-          out += '"';
-          ++i;
-          st_ = St::After;
-          continue;
-        }
-        if (c == '\\') {
-          size_t n = escape_len(in.substr(i), eof);
-          if (n == 0) return give(Status::NeedMore);
-          if (n == SIZE_MAX) return give(Status::Broken);
-          // The escape alone, as a Python literal, read by the same reader as whole calls.
-          std::string lit = "'" + std::string(in.substr(i, n)) + "'";
-          if (n >= 2 && in[i + 1] == '\n') lit = "''";  // a line continuation
-          std::optional<Value> v = pylit::parse(lit);
-          if (!v || !v->is_str()) return give(Status::Broken);
-          append_escaped(out, v->str());
-          i += n;
-          continue;
-        }
-        // A run of plain text; a character cut by the end of the input waits for the rest.
-        size_t j = i;
-        while (j < in.size() && in[j] != quote_ && in[j] != '\\') ++j;
-        size_t end = eof ? j : i + scan::utf8_safe_end(in.substr(i, j - i));
-        if (end == i) return give(Status::NeedMore);
-        append_escaped(out, in.substr(i, end - i));
-        i = end;
-        continue;
-      }
-      case St::Other: {
-        if (oquote_ == 0 && (c == '\'' || c == '"') && !oescape_) {
-          if (in.size() - i < 3 && !eof) return give(Status::NeedMore);
-          otriple_ = in.substr(i, 3) == std::string(3, c);
-          oquote_ = c;
-          orun_ = 0;
-          size_t n = otriple_ ? 3 : 1;
-          val_.append(in.substr(i, n));
-          i += n;
-          continue;
-        }
-        if (!other_done(c)) {
-          val_ += c;
-          ++i;
-          continue;
-        }
-        std::optional<Value> v = pylit::parse(textargs::trim(val_));
-        if (!v) return give(fail(p));
-        out += scan::compact_json(*v);
-        st_ = St::After;
-        continue;  // the ',' or ')' is read as what follows the value
-      }
-      case St::After:
-        if (ws(c)) { ++i; continue; }
-        if (c == ',') {
-          ++i;
-          st_ = St::Key;
-          continue;
-        }
-        if (c == ')') {
-          out += '}';
-          ++i;
-          return give(Status::Done);
-        }
-        return give(fail(p));
+// Each state's reader takes what it can from x.in at x.i; nullopt: go on with the next state.
+std::optional<KwargsStream::Status> KwargsStream::key(Pass& x) {
+  const char c = x.in[x.i];
+  if (key_.empty()) {
+    if (ws(c)) { ++x.i; return std::nullopt; }
+    if (c == ')') {
+      if (!x.p.call_is_open()) x.p.open_call(x.sink, "", x.name);
+      x.out += params_ ? "}" : "{}";
+      ++x.i;
+      return Status::Done;
+    }
+    if (!key_start(c)) return fail(x.p);
+  }
+  if (key_char(c)) {
+    key_ += c;
+    ++x.i;
+    if (key_.size() > kMaxKey) return fail(x.p);
+    return std::nullopt;
+  }
+  st_ = St::Eq;
+  return std::nullopt;
+}
+
+std::optional<KwargsStream::Status> KwargsStream::equals(Pass& x) {
+  const std::string_view in = x.in;
+  const size_t i = x.i;
+  const char c = in[i];
+  if (c == ' ' || c == '\t') { ++x.i; return std::nullopt; }
+  if (c != '=' || (i + 1 < in.size() && in[i + 1] == '=')) return fail(x.p);
+  if (i + 1 == in.size() && !x.eof) return Status::NeedMore;  // '=' or '=='
+  ++x.i;
+  if (!x.p.call_is_open()) x.p.open_call(x.sink, "", x.name);
+  x.out += params_++ ? "," : "{";
+  x.out += '"';
+  append_escaped(x.out, key_);
+  x.out += "\":";
+  key_.clear();
+  st_ = St::Value;
+  return std::nullopt;
+}
+
+std::optional<KwargsStream::Status> KwargsStream::value_start(Pass& x) {
+  const char c = x.in[x.i];
+  if (ws(c)) { ++x.i; return std::nullopt; }
+  if (c == '\'' || c == '"') {
+    if (x.in.size() - x.i < 3 && !x.eof) return Status::NeedMore;
+    if (x.in.substr(x.i, 3) != std::string(3, c)) {  // a plain string: streamed
+      x.out += '"';
+      quote_ = c;
+      ++x.i;
+      st_ = St::Str;
+      return std::nullopt;
     }
   }
-  return give(Status::NeedMore);
+  val_.clear();
+  depth_ = 0;
+  oquote_ = 0;
+  st_ = St::Other;
+  return std::nullopt;
+}
+
+std::optional<KwargsStream::Status> KwargsStream::string_part(Pass& x) {
+  const std::string_view in = x.in;
+  const size_t i = x.i;
+  const char c = in[i];
+  if (c == quote_) {
+    x.out += '"';
+    ++x.i;
+    st_ = St::After;
+    return std::nullopt;
+  }
+  if (c == '\\') {
+    size_t n = escape_len(in.substr(i), x.eof);
+    if (n == 0) return Status::NeedMore;
+    if (n == SIZE_MAX) return Status::Broken;
+    // The escape alone, as a Python literal, read by the same reader as whole calls.
+    std::string lit = "'" + std::string(in.substr(i, n)) + "'";
+    if (n >= 2 && in[i + 1] == '\n') lit = "''";  // a line continuation
+    std::optional<Value> v = pylit::parse(lit);
+    if (!v || !v->is_str()) return Status::Broken;
+    append_escaped(x.out, v->str());
+    x.i += n;
+    return std::nullopt;
+  }
+  // A run of plain text; a character cut by the end of the input waits for the rest.
+  size_t j = i;
+  while (j < in.size() && in[j] != quote_ && in[j] != '\\') ++j;
+  size_t end = x.eof ? j : i + scan::utf8_safe_end(in.substr(i, j - i));
+  if (end == i) return Status::NeedMore;
+  append_escaped(x.out, in.substr(i, end - i));
+  x.i = end;
+  return std::nullopt;
+}
+
+std::optional<KwargsStream::Status> KwargsStream::other_value(Pass& x) {
+  const std::string_view in = x.in;
+  const size_t i = x.i;
+  const char c = in[i];
+  if (oquote_ == 0 && (c == '\'' || c == '"') && !oescape_) {
+    if (in.size() - i < 3 && !x.eof) return Status::NeedMore;
+    otriple_ = in.substr(i, 3) == std::string(3, c);
+    oquote_ = c;
+    orun_ = 0;
+    size_t n = otriple_ ? 3 : 1;
+    val_.append(in.substr(i, n));
+    x.i += n;
+    return std::nullopt;
+  }
+  if (!other_done(c)) {
+    val_ += c;
+    ++x.i;
+    return std::nullopt;
+  }
+  std::optional<Value> v = pylit::parse(textargs::trim(val_));
+  if (!v) return fail(x.p);
+  x.out += scan::compact_json(*v);
+  st_ = St::After;
+  return std::nullopt;  // the ',' or ')' is read as what follows the value
+}
+
+std::optional<KwargsStream::Status> KwargsStream::after_value(Pass& x) {
+  const char c = x.in[x.i];
+  if (ws(c)) { ++x.i; return std::nullopt; }
+  if (c == ',') {
+    ++x.i;
+    st_ = St::Key;
+    return std::nullopt;
+  }
+  if (c == ')') {
+    x.out += '}';
+    ++x.i;
+    return Status::Done;
+  }
+  return fail(x.p);
+}
+
+KwargsStream::Status KwargsStream::step(scan::ParserBase& p, Sink& sink, const std::string& name, std::string_view in,
+                                        bool eof, size_t* used) {
+  Pass x{p, sink, name, in, eof, 0, {}};
+  std::optional<Status> s;
+  while (!s && x.i < in.size()) {
+    switch (st_) {
+      case St::Key: s = key(x); break;
+      case St::Eq: s = equals(x); break;
+      case St::Value: s = value_start(x); break;
+      case St::Str: s = string_part(x); break;
+      case St::Other: s = other_value(x); break;
+      case St::After: s = after_value(x); break;
+    }
+  }
+  p.call_text(sink, x.out);
+  *used = x.i;
+  return s.value_or(Status::NeedMore);
 }
 
 }  // namespace toolchat::dialects::pylit

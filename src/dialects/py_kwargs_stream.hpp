@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,24 @@ class KwargsStream {
   enum class St { Key, Eq, Value, Str, Other, After } st_ = St::Key;
   Status fail(const scan::ParserBase& p) const;
   bool other_done(char c);  // tracks a non-string value; true at its end (c not consumed)
+
+  // One step's input and the JSON text it writes (sent to the sink once, at the step's end).
+  struct Pass {
+    scan::ParserBase& p;
+    Sink& sink;
+    const std::string& name;
+    std::string_view in;
+    bool eof;
+    size_t i;
+    std::string out;
+  };
+  // One reader per state: nullopt to go on, else the step's answer.
+  std::optional<Status> key(Pass& x);
+  std::optional<Status> equals(Pass& x);
+  std::optional<Status> value_start(Pass& x);
+  std::optional<Status> string_part(Pass& x);
+  std::optional<Status> other_value(Pass& x);
+  std::optional<Status> after_value(Pass& x);
 
   std::string key_, val_;
   size_t params_ = 0;

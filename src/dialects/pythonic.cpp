@@ -29,62 +29,10 @@ class PythonicParser final : public scan::ThinkParser {
 
  protected:
   bool body_step(Sink& sink, bool eof) override {
-    size_t len = 0;
     switch (st_) {
-      case St::Content: {
-        static const std::vector<std::string_view> marks{"[", "<|python_start|>", "<|tool_call_start|>", "<function_calls>"};
-        static const std::vector<std::string_view> closes{"", "<|python_end|>", "<|tool_call_end|>", "</function_calls>"};
-        int k = text_until(sink, marks, false, eof);
-        if (k < 0) return false;
-        start_recording(marks[k]);
-        close_ = closes[k];
-        wrapped_ = k > 0;
-        bracket_ = k == 0;
-        group_calls_ = 0;
-        st_ = bracket_ ? St::Name : St::Open;
-        return true;
-      }
-      case St::Open: {
-        if (!skip_ws()) return false;
-        // A markdown fence inside the wrapper (MiniCPM3: <|tool_call_start|>\n```python\n…\n```).
-        int f = scan::match_any(rest(), {"```python", "```"}, eof, &len);
-        if (f == -2) return false;
-        if (f >= 0) {
-          advance(len);
-          return true;
-        }
-        if (rest()[0] == '[') {
-          advance(1);
-          bracket_ = true;
-        }
-        st_ = St::Name;
-        return true;
-      }
-      case St::Name: {
-        if (!skip_ws()) return false;  // at the end: body_end decides
-        std::string_view r = rest();
-        size_t i = 0;
-        if (r[0] == '{') {  // a JSON call object in the list (llama.cpp's LFM2 template)
-          json_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);
-          st_ = St::Json;
-          return true;
-        }
-        size_t n0 = 0;
-        if (ident_start(r[0]))
-          while (i < r.size() && ident_char(r[i])) ++i;
-        size_t n1 = i;
-        // A name longer than any tool's is prose (and bounds the rescan of an undecided name).
-        if (n1 - n0 > kMaxName) return not_a_call(sink);
-        while (i < r.size() && scan::is_json_ws(r[i]) && i - n1 <= kMaxName) ++i;
-        if (i - n1 > kMaxName) return not_a_call(sink);
-        if (i == r.size()) return false;
-        if (n1 == n0 || r[i] != '(') return not_a_call(sink);
-        name_.assign(r.substr(n0, n1 - n0));
-        advance(i + 1);  // past '('
-        kw_.reset();
-        st_ = St::Args;
-        return true;
-      }
+      case St::Content: return content(sink, eof);
+      case St::Open: return open_wrapper(eof);
+      case St::Name: return call_name(sink);
       case St::Args: {
         Read r = read_kwargs(kw_, sink, name_, eof, wrapped_ || group_calls_ > 0);
         if (r == Read::NotCall) return not_a_call(sink);
@@ -103,40 +51,9 @@ class PythonicParser final : public scan::ThinkParser {
             [[fallthrough]];
           default: return moved(r, st_, St::AfterCall, St::Content);
         }
-      case St::AfterCall: {
-        if (!skip_ws()) return eof ? end_group(sink, false) : false;
-        char c = rest()[0];
-        if (c == ',') {
-          advance(1);
-          st_ = St::Name;
-          return true;
-        }
-        if (bracket_ && c == ']') {
-          advance(1);
-          bracket_ = false;
-          if (close_.empty()) return end_group(sink, true);
-          st_ = St::Close;
-          return true;
-        }
-        if (!bracket_ && !close_.empty()) {
-          int m = scan::match_any(rest(), {close_, "```"}, eof, &len);
-          if (m == -2) return false;
-          if (m == 1) {  // the fence's end; the wrapper's close follows
-            advance(len);
-            return true;
-          }
-          if (m == 0) {
-            advance(len);
-            return end_group(sink, true);
-          }
-          if (ident_start(c)) {  // the next call on its own line (Olmo 3)
-            st_ = St::Name;
-            return true;
-          }
-        }
-        return end_group(sink, false);
-      }
+      case St::AfterCall: return after_call(sink, eof);
       case St::Close: {
+        size_t len = 0;
         int m = scan::match_any(rest(), {close_}, eof, &len);
         if (m == -2) return false;
         if (m == 0) advance(len);
@@ -162,6 +79,103 @@ class PythonicParser final : public scan::ThinkParser {
   }
 
  private:
+  // Content up to a bare '[' or a wrapper's open marker.
+  bool content(Sink& sink, bool eof) {
+    static const std::vector<std::string_view> marks{"[", "<|python_start|>", "<|tool_call_start|>", "<function_calls>"};
+    static const std::vector<std::string_view> closes{"", "<|python_end|>", "<|tool_call_end|>", "</function_calls>"};
+    int k = text_until(sink, marks, false, eof);
+    if (k < 0) return false;
+    start_recording(marks[k]);
+    close_ = closes[k];
+    wrapped_ = k > 0;
+    bracket_ = k == 0;
+    group_calls_ = 0;
+    st_ = bracket_ ? St::Name : St::Open;
+    return true;
+  }
+
+  // Just inside a wrapper: a markdown fence or a '[' may come before the first call.
+  bool open_wrapper(bool eof) {
+    if (!skip_ws()) return false;
+    // A markdown fence inside the wrapper (MiniCPM3: <|tool_call_start|>\n```python\n…\n```).
+    size_t len = 0;
+    int f = scan::match_any(rest(), {"```python", "```"}, eof, &len);
+    if (f == -2) return false;
+    if (f >= 0) {
+      advance(len);
+      return true;
+    }
+    if (rest()[0] == '[') {
+      advance(1);
+      bracket_ = true;
+    }
+    st_ = St::Name;
+    return true;
+  }
+
+  // NAME( of the next call, or a JSON call object.
+  bool call_name(Sink& sink) {
+    if (!skip_ws()) return false;  // at the end: body_end decides
+    std::string_view r = rest();
+    size_t i = 0;
+    if (r[0] == '{') {  // a JSON call object in the list (llama.cpp's LFM2 template)
+      json_.reset(scan::CallReader::Mode::Object, {"arguments", "parameters"}, true);
+      st_ = St::Json;
+      return true;
+    }
+    size_t n0 = 0;
+    if (ident_start(r[0]))
+      while (i < r.size() && ident_char(r[i])) ++i;
+    size_t n1 = i;
+    // A name longer than any tool's is prose (and bounds the rescan of an undecided name).
+    if (n1 - n0 > kMaxName) return not_a_call(sink);
+    while (i < r.size() && scan::is_json_ws(r[i]) && i - n1 <= kMaxName) ++i;
+    if (i - n1 > kMaxName) return not_a_call(sink);
+    if (i == r.size()) return false;
+    if (n1 == n0 || r[i] != '(') return not_a_call(sink);
+    name_.assign(r.substr(n0, n1 - n0));
+    advance(i + 1);  // past '('
+    kw_.reset();
+    st_ = St::Args;
+    return true;
+  }
+
+  // After a call: the next one, the list's ']', the wrapper's close, or the end of the group.
+  bool after_call(Sink& sink, bool eof) {
+    if (!skip_ws()) return eof ? end_group(sink, false) : false;
+    char c = rest()[0];
+    if (c == ',') {
+      advance(1);
+      st_ = St::Name;
+      return true;
+    }
+    if (bracket_ && c == ']') {
+      advance(1);
+      bracket_ = false;
+      if (close_.empty()) return end_group(sink, true);
+      st_ = St::Close;
+      return true;
+    }
+    if (!bracket_ && !close_.empty()) {
+      size_t len = 0;
+      int m = scan::match_any(rest(), {close_, "```"}, eof, &len);
+      if (m == -2) return false;
+      if (m == 1) {  // the fence's end; the wrapper's close follows
+        advance(len);
+        return true;
+      }
+      if (m == 0) {
+        advance(len);
+        return end_group(sink, true);
+      }
+      if (ident_start(c)) {  // the next call on its own line (Olmo 3)
+        st_ = St::Name;
+        return true;
+      }
+    }
+    return end_group(sink, false);
+  }
+
   enum class St { Content, Open, Name, Args, Json, AfterCall, Close, AfterGroup } st_ = St::Content;
 
 

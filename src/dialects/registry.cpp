@@ -59,14 +59,6 @@ Detection detect(const std::string& src, const chat::Capabilities* caps) {
   return best;
 }
 
-ParsedMessage parse_all(const Dialect& d, std::string_view text, const ParseOptions& opts) {
-  EventLog log;
-  auto p = d.make_parser(opts);
-  p->feed(text, log);
-  p->finish(log);
-  return collect(log.events);
-}
-
 const char* warning_kind_name(WarningKind k) {
   switch (k) {
     case WarningKind::MalformedCall: return "malformed_call";
@@ -143,38 +135,78 @@ Value event_json(const Event& e) {
   return o;
 }
 
-ParsedMessage collect(const std::vector<Event>& events) {
-  ParsedMessage m;
-  std::vector<size_t> slot;  // call index -> position in m.tool_calls
-  std::vector<bool> dropped; // positions of calls cut short
-  for (const Event& e : events) {
-    if (auto* c = std::get_if<ContentDelta>(&e)) m.content += c->text;
-    else if (auto* r = std::get_if<ReasoningDelta>(&e)) m.reasoning_content += r->text;
+namespace {
+// to += from, taking from's buffer when to is empty and from may be moved.
+template <class S>
+void append_text(std::string& to, S&& from) {
+  if (to.empty()) to = std::forward<S>(from);
+  else to += from;
+}
+
+// Folds events, in order, into the whole-message result: collect() over a list, and parse_all()
+// as the parser emits them (their texts moved, not copied: a long argument is one string).
+class MessageFold final : public Sink {
+ public:
+  void on(Event&& e) override { add(std::move(e)); }
+  template <class E>  // const Event& or Event&&
+  void add(E&& e) {
+    using Ev = std::remove_reference_t<E>;
+    if (auto* c = std::get_if<ContentDelta>(&e)) append_text(m_.content, fwd<Ev>(c->text));
+    else if (auto* r = std::get_if<ReasoningDelta>(&e)) append_text(m_.reasoning_content, fwd<Ev>(r->text));
     else if (auto* b = std::get_if<ToolCallBegin>(&e)) {
-      if (slot.size() <= b->index) slot.resize(b->index + 1, SIZE_MAX);
-      slot[b->index] = m.tool_calls.size();
-      m.tool_calls.push_back({b->id, b->name, ""});
+      if (slot_.size() <= b->index) slot_.resize(b->index + 1, SIZE_MAX);
+      slot_[b->index] = m_.tool_calls.size();
+      m_.tool_calls.push_back({fwd<Ev>(b->id), fwd<Ev>(b->name), ""});
     } else if (auto* a = std::get_if<ToolArgsDelta>(&e)) {
-      if (a->index < slot.size() && slot[a->index] != SIZE_MAX) m.tool_calls[slot[a->index]].arguments += a->fragment;
+      if (a->index < slot_.size() && slot_[a->index] != SIZE_MAX)
+        append_text(m_.tool_calls[slot_[a->index]].arguments, fwd<Ev>(a->fragment));
     } else if (auto* w = std::get_if<Warning>(&e)) {
-      m.warnings.push_back(*w);
       // A streamed call cut short: its source text is content, in its place in the text.
-      if (w->cut_call && *w->cut_call < slot.size() && slot[*w->cut_call] != SIZE_MAX) {
-        dropped.resize(m.tool_calls.size(), false);
-        dropped[slot[*w->cut_call]] = true;
-        m.content += w->cut_text;
+      if (w->cut_call && *w->cut_call < slot_.size() && slot_[*w->cut_call] != SIZE_MAX) {
+        dropped_.resize(m_.tool_calls.size(), false);
+        dropped_[slot_[*w->cut_call]] = true;
+        m_.content += w->cut_text;
       }
+      m_.warnings.push_back(fwd<Ev>(*w));
     }
   }
-  if (!dropped.empty()) {
-    std::vector<ParsedCall> kept;
-    for (size_t i = 0; i < m.tool_calls.size(); ++i)
-      if (i >= dropped.size() || !dropped[i]) kept.push_back(std::move(m.tool_calls[i]));
-    m.tool_calls = std::move(kept);
+  ParsedMessage finish() {
+    if (!dropped_.empty()) {
+      std::vector<ParsedCall> kept;
+      for (size_t i = 0; i < m_.tool_calls.size(); ++i)
+        if (i >= dropped_.size() || !dropped_[i]) kept.push_back(std::move(m_.tool_calls[i]));
+      m_.tool_calls = std::move(kept);
+    }
+    for (size_t i = 0; i < m_.tool_calls.size(); ++i)
+      if (m_.tool_calls[i].id.empty()) m_.tool_calls[i].id = make_call_id(0, i);
+    return std::move(m_);
   }
-  for (size_t i = 0; i < m.tool_calls.size(); ++i)
-    if (m.tool_calls[i].id.empty()) m.tool_calls[i].id = make_call_id(0, i);
-  return m;
+
+ private:
+  // A member of the event: moved when the event is.
+  template <class Ev, class T>
+  static decltype(auto) fwd(T& member) {
+    if constexpr (std::is_const_v<Ev>) return static_cast<const T&>(member);
+    else return std::move(member);
+  }
+  ParsedMessage m_;
+  std::vector<size_t> slot_;   // call index -> position in m_.tool_calls
+  std::vector<bool> dropped_;  // positions of calls cut short
+};
+}  // namespace
+
+ParsedMessage collect(const std::vector<Event>& events) {
+  MessageFold fold;
+  for (const Event& e : events) fold.add(e);
+  return fold.finish();
+}
+
+ParsedMessage parse_all(const Dialect& d, std::string_view text, const ParseOptions& opts) {
+  MessageFold fold;
+  auto p = d.make_parser(opts);
+  p->feed(text, fold);
+  p->finish(fold);
+  return fold.finish();
 }
 
 Value ParsedMessage::to_json(bool with_warnings) const {

@@ -24,7 +24,6 @@ size_t utf8_safe_end(std::string_view s) {
   return n;
 }
 
-bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 MarkerHit find_marker(std::string_view s, Markers markers) {
   // One pass over s: only a byte that starts some marker is a candidate position (this runs at
@@ -145,29 +144,30 @@ size_t JsonScanner::feed(std::string_view s) {
 // ---- ParserBase ----------------------------------------------------------------------------------
 
 void ParserBase::run(Sink& sink, bool eof) {
+  raw_from_ = pos_;
   while (step(sink, eof)) {
   }
   if (eof) {
     at_end(sink);
     // Whatever a state machine left undecided at the end is content.
     if (pos_ < in_.size()) emit_text(sink, rest(), false);
-    pos_ = in_.size();
+    skip_to_end();
     send_source(sink);
   }
+  sync_raw();  // in_ changes after the run
 }
 
 void ParserBase::advance(size_t n) {
-  if (recording_) raw_.append(in_.data() + pos_, n);
   if (src_.on) src_.text.append(in_.data() + pos_, n);
   pos_ += n;
 }
 
 void ParserBase::note_call(Sink& sink, size_t index, const std::string& name) {
-  send_source(sink, recording_ ? std::string_view(raw_) : std::string_view(), true);
+  send_source(sink, recording_ ? std::string_view(raw()) : std::string_view(), true);
   if (tool_known(opts_.tools, name)) return;
   warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   // Without a recording the call's first bytes are gone: the guard's JSON form it is.
-  if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw_, .end = std::nullopt};
+  if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw(), .end = std::nullopt};
 }
 
 void ParserBase::mark_source_end(std::string_view not_ours) {
@@ -203,7 +203,7 @@ void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
 }
 
 void ParserBase::give_back_quietly(Sink& sink) {
-  send_source(sink, raw_);
+  send_source(sink, raw());
   if (!raw_.empty()) sink.on(ContentDelta{raw_});
   stop_recording();
 }
@@ -247,13 +247,13 @@ int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof
   MarkerHit h = find_marker(r, markers);
   if (h.which >= 0) {
     emit_text(sink, r.substr(0, h.pos), reasoning);
-    pos_ += h.pos;
+    skip(h.pos);
     advance(markers[h.which].size());
     return h.which;
   }
   size_t upto = eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
   emit_text(sink, r.substr(0, upto), reasoning);
-  pos_ += upto;
+  skip(upto);
   return -1;
 }
 
@@ -343,6 +343,11 @@ void ParserBase::call_text(Sink& sink, std::string_view fragment) {
   if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::string(fragment)});
 }
 
+void ParserBase::take_call_text(Sink& sink, std::string& fragment) {
+  if (!fragment.empty()) sink.on(ToolArgsDelta{calls_ - 1, std::move(fragment)});
+  fragment.clear();
+}
+
 void ParserBase::open_string_call(Sink& sink, const std::string& name, std::string_view key) {
   open_call(sink, "", name);
   std::string head = "{";
@@ -406,7 +411,7 @@ void ParserBase::cut_streamed_call(Sink& sink, size_t index, WarningKind k, std:
   sink.on(ToolCallEnd{index});
   Warning w{k, std::move(detail)};
   w.cut_call = index;
-  w.cut_text = std::move(raw_);
+  w.cut_text = std::move(raw());
   sink.on(std::move(w));
   stop_recording();
 }

@@ -20,7 +20,7 @@ namespace toolchat::dialects::scan {
 // Length of the longest prefix of s that does not end inside an incomplete UTF-8 sequence (an
 // incomplete lead + continuation bytes at the very end are cut; invalid bytes are left alone).
 size_t utf8_safe_end(std::string_view s);
-bool is_json_ws(char c);
+inline bool is_json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // A non-owning list of markers or literals for the functions below. It binds a braced list without
 // building a std::vector (a heap allocation per call, and these run at every fed chunk) and binds a
@@ -115,6 +115,9 @@ class ParserBase : public StreamParser {
   // the tools); call_text() emits a piece of its arguments; close_call() ends it.
   void open_call(Sink& sink, std::string id, const std::string& name);
   void call_text(Sink& sink, std::string_view fragment);
+  // The same for a buffer the caller reuses: its text is moved into the event (no copy of a long
+  // argument), and it is left empty.
+  void take_call_text(Sink& sink, std::string& fragment);
   void close_call(Sink& sink);
   bool call_is_open() const { return open_; }
   // A call whose arguments are one string, {"KEY": TEXT} (a code body: gpt-oss / functionary
@@ -164,15 +167,30 @@ class ParserBase : public StreamParser {
   virtual void at_end(Sink& sink) = 0;
   void run(Sink& sink, bool eof);
 
-  // Moves pos_ by n; while recording, the bytes are kept in raw_ (the source text of a call in
+  // Moves pos_ by n; while recording, the bytes are kept (raw(): the source text of a call in
   // progress, given back as content when the call turns out malformed or truncated).
   void advance(size_t n);
+  // Moves pos_ by n without recording the bytes.
+  void skip(size_t n) {
+    sync_raw();
+    pos_ += n;
+    raw_from_ = pos_;
+  }
   void start_recording(std::string_view already = {}) {
     if (src_.on) mark_source_end(already);
     recording_ = true;
     raw_.assign(already);
+    raw_from_ = pos_;
   }
-  void stop_recording() { recording_ = false; raw_.clear(); }
+  void stop_recording() {
+    recording_ = false;
+    raw_.clear();
+  }
+  // The text recorded since start_recording (empty when not recording).
+  std::string& raw() {
+    sync_raw();
+    return raw_;
+  }
   // The recorded text becomes content, with a warning.
   void give_back(Sink& sink, WarningKind k, std::string detail);
   // The same without a warning (the text was never a call, only looked like one's start).
@@ -204,7 +222,7 @@ class ParserBase : public StreamParser {
 
   std::string_view rest() const { return in_.substr(pos_); }
   // Everything available is consumed, without recording it.
-  void skip_to_end() { pos_ = in_.size(); }
+  void skip_to_end() { skip(in_.size() - pos_); }
   // Emits rest() as content or reasoning up to the first of `markers`; returns the marker's index
   // (pos_ then past it) or -1 when more input is needed (the possible marker prefix and any
   // incomplete UTF-8 tail are held back, unless eof).
@@ -294,11 +312,20 @@ class ParserBase : public StreamParser {
   size_t calls_ = 0;      // calls emitted
   size_t generated_ = 0;  // ids generated
   size_t id_len_ = 0;     // 0: "call_" + 24; else that many alphanumerics
-  std::string raw_;
   bool recording_ = false;
   bool open_ = false;  // a streamed call is open (index calls_ - 1)
 
  private:
+  // The recording is kept lazily: raw_ holds what was recorded before in_[raw_from_], and the bytes
+  // from there to pos_ are recorded too; they are copied only when raw() is asked for or before
+  // in_ changes (the end of a run), so a call read within one chunk is never copied.
+  void sync_raw() {
+    if (recording_ && pos_ > raw_from_) raw_.append(in_.data() + raw_from_, pos_ - raw_from_);
+    raw_from_ = pos_;
+  }
+  std::string raw_;
+  size_t raw_from_ = 0;
+
   // The source text of an unknown tool's call (note_call). A new recording marks where the call
   // may end (`end`): the text up to it goes if another call follows, all of it if text or the end
   // of the output does (a block's close marker after the call is the call's too).

@@ -55,7 +55,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
         int m = scan::match_any(rest(), {closes_[which_]}, eof, &len);
         if (m == -2) return false;
         if (m == 0) advance(len);
-        std::string raw = raw_;
+        std::string raw = this->raw();
         stop_recording();
         if (not_call_) {
           sink.on(ContentDelta{raw});
@@ -77,12 +77,12 @@ class TaggedJsonParser final : public scan::ThinkParser {
   // bound with no close tag able to start inside it.
   bool literal_step(Sink& sink, bool eof) {
     std::string_view close = closes_[which_], r = rest();
-    const size_t before = raw_.size() - opens_[which_].size();  // literal bytes the JSON scanner took
+    const size_t before = raw().size() - opens_[which_].size();  // literal bytes the JSON scanner took
     size_t room = before >= kMaxLiteral ? 0 : kMaxLiteral - before;
     size_t p = r.substr(0, std::min(r.size(), room + close.size())).find(close);
     if (p != std::string_view::npos && p <= room) {
       advance(p);
-      std::string lit = raw_.substr(opens_[which_].size());
+      std::string lit = raw().substr(opens_[which_].size());
       if (!emit_literal_call(sink, lit)) return not_a_literal_call(sink);
       advance(close.size());
       st_ = St::AfterCall;
@@ -94,7 +94,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
     }
     if (!eof) return false;
     advance(r.size());
-    std::string lit = raw_.substr(opens_[which_].size());
+    std::string lit = raw().substr(opens_[which_].size());
     if (!emit_literal_call(sink, lit)) {
       give_back(sink, WarningKind::TruncatedCall, "output ended inside a call");
       st_ = St::Content;

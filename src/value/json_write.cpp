@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "value/bigint.hpp"
+#include "value/escape_scan.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::json {
@@ -269,34 +270,6 @@ void Writer::dict(const DictObj& d, int depth) {
   }
   if (ind) newline(depth);
   out_ += '}';
-}
-
-}  // namespace
-
-namespace {
-
-bool needs_escape(unsigned char c, bool ensure_ascii) {
-  return c < 0x20 || c == '"' || c == '\\' || (ensure_ascii && c >= 0x7F);
-}
-
-// The first byte at or after i that needs escaping, or n. Eight bytes at a time while none does
-// (no control, quote or backslash, and with ensure_ascii nothing from DEL up): most of a text.
-size_t next_escape(const unsigned char* p, size_t i, size_t n, bool ensure_ascii) {
-  constexpr uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-  auto has_zero = [&](uint64_t x) { return (x - ones) & ~x & high; };
-  for (;;) {
-    for (; i + 8 <= n; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      uint64_t special = ((w - ones * 0x20) & ~w & high) | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'));
-      if (ensure_ascii) special |= (w | (w + ones)) & high;  // >= 0x80, or 0x7F (+1 sets the high bit)
-      if (special) break;
-    }
-    const size_t stop = std::min(n, i + 8);
-    for (; i < stop; ++i)
-      if (needs_escape(p[i], ensure_ascii)) return i;
-    if (i >= n) return n;
-  }
 }
 
 }  // namespace

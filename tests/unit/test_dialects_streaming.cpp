@@ -101,6 +101,33 @@ TEST(JsonStream, RefusesWhatIsNotJson) {
   EXPECT_EQ(stream_canonical(R"({"a": "unterminated)"), "INCOMPLETE");
 }
 
+TEST(JsonStream, LongMixedStringsInAnyPiecesEqualParseThenDump) {
+  // Strings long enough for the reader's 16-byte scan, mixing what it keeps in a run (ASCII, DEL,
+  // UTF-8, the escapes written as they came) with what it rewrites (\/, \u, pairs), every piece size
+  // from 1 to 19 so that each kind is cut at each offset.
+  const char* parts[] = {"abcdefghijklmnopqrstu", "x", " ", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9",
+                         "\\ud83d\\ude00", "\\u001f", "é", "中", "😀", "\x7f", "\\b\\f\\r"};
+  uint64_t seed = 12;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(seed >> 33);
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::string body;
+    const size_t n = 1 + next() % 40;
+    for (size_t k = 0; k < n; ++k) body += parts[next() % std::size(parts)];
+    const std::string text = "{\"k\": \"" + body + "\", \"n\": [\"" + body + "\", 1]}";
+    SCOPED_TRACE(text);
+    const std::string want = slow_canonical(text);
+    EXPECT_EQ(stream_canonical(text), want);
+    for (size_t piece = 1; piece <= 19; ++piece) ASSERT_EQ(stream_canonical(text, piece), want) << piece;
+  }
+  // Raw control characters and invalid bytes among long runs (Python's parser refuses those).
+  const std::string run(40, 'a');
+  const std::string text = "{\"s\": \"" + run + "\x01" + run + "\xFF" + run + "\n\"}";
+  const std::string want = "{\"s\":\"" + run + "\\u0001" + run + "\xEF\xBF\xBD" + run + "\\n\"}";
+  for (size_t piece = 0; piece <= 19; ++piece) EXPECT_EQ(stream_canonical(text, piece), want) << piece;
+}
 namespace {
 
 // One call to write_file(path, content) with a long content string in each family's own format;

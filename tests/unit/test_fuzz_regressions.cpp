@@ -7,6 +7,7 @@
 
 #include "dialects/dialect.hpp"
 #include "value/json.hpp"
+#include "value/utf8_check.hpp"
 
 using namespace toolchat;
 using namespace toolchat::dialects;
@@ -95,6 +96,28 @@ TEST(FuzzRegressions, HarmonyBadHeaderSameInAnyChunking) {
     std::string whole = parse_in_chunks(*d, text, text.size());
     for (size_t chunk : {1, 2, 13, 100, 700}) EXPECT_EQ(parse_in_chunks(*d, text, chunk), whole) << "chunk " << chunk;
     EXPECT_NE(whole.find("malformed message header"), std::string::npos) << whole;
+  }
+}
+
+// fuzz_dialect_stream (the driver's mutations): an over-long bad header was cut at its byte bound
+// inside a multi-byte character, so the content before and after the cut each carried half of it.
+TEST(FuzzRegressions, HarmonyOverLongBadHeaderCutsBetweenCharacters) {
+  const Dialect* d = find("gpt_oss");
+  ASSERT_NE(d, nullptr);
+  for (size_t pad = 0; pad < 4; ++pad) {
+    const std::string text = "<|start|>assistant to=f " + std::string(pad, 'x') + [] {
+      std::string s;
+      for (int i = 0; i < 1000; ++i) s += "\xC3\xA9";  // é
+      return s;
+    }();
+    for (size_t chunk : {text.size(), size_t{1}, size_t{7}}) {
+      EventLog log;
+      auto p = d->make_parser({});
+      for (size_t i = 0; i < text.size(); i += chunk) p->feed(std::string_view(text).substr(i, chunk), log);
+      p->finish(log);
+      for (const Event& e : log.events)
+        if (auto* c = std::get_if<ContentDelta>(&e)) EXPECT_EQ(utf8::find_invalid(c->text), std::string_view::npos) << pad << " " << chunk;
+    }
   }
 }
 
