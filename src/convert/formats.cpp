@@ -155,10 +155,13 @@ namespace {
 
 // "weight" (OpenAI fine-tuning: 0 or 1) or "loss" (bool) on a message; removed from what the
 // template sees.
-std::optional<bool> take_loss(Value& message, const std::string& path) {
+std::optional<bool> take_loss(Value& message, size_t index) {
+  const DictObj& d = message.dict_obj();
+  if (!d.find("weight") && !d.find("loss")) return std::nullopt;  // most messages: nothing to take
+  const std::string path = "messages[" + std::to_string(index) + "]";
   std::optional<bool> out;
   Value kept = Value::dict();
-  for (const auto& [k, v] : message.dict_obj().entries) {
+  for (const auto& [k, v] : d.entries) {
     if (k.is_str() && k.str() == "weight") {
       if (!v.is_integer() || (v.int_like() != 0 && v.int_like() != 1)) bad(path + ".weight", "expected 0 or 1");
       out = v.int_like() == 1;
@@ -169,7 +172,7 @@ std::optional<bool> take_loss(Value& message, const std::string& path) {
       kept.dict_obj().set(k, v);
     }
   }
-  if (out) message = kept;
+  message = kept;
   return out;
 }
 
@@ -179,11 +182,12 @@ Sample read_openai(const Value& row) {
   const Value* messages = &required_list(row, "messages");
   Sample s;
   std::vector<Value> msgs;
+  msgs.reserve(messages->items().size());
   for (size_t i = 0; i < messages->items().size(); ++i) {
-    std::string path = "messages[" + std::to_string(i) + "]";
-    Value m = object(messages->items()[i], path);
-    s.loss.push_back(take_loss(m, path));
-    msgs.push_back(m);
+    Value m = messages->items()[i];
+    if (!m.is_dict()) object(m, "messages[" + std::to_string(i) + "]");  // throws, naming the message
+    s.loss.push_back(take_loss(m, i));
+    msgs.push_back(std::move(m));
   }
   Value ctx = make_dict({{"messages", Value::list(std::move(msgs))}});
   for (const char* key : {"tools", "documents", "chat_template_kwargs"})

@@ -3,6 +3,7 @@
 #include "convert/labeler.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -455,8 +456,20 @@ Labeled Labeler::label(const Sample& sample) {
   return out;
 }
 
+namespace {
+
+void append_number(std::string& out, std::string_view label, size_t n) {
+  char digits[24];
+  out += label;
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+}
+
+}  // namespace
+
 std::string row_json(const Row& row) {
-  std::string out = "{\"text\": ";
+  std::string out;
+  out.reserve(row.text.size() + row.text.size() / 8 + row.spans.size() * 112 + 32);
+  out += "{\"text\": ";
   json::dump_string(out, row.text, false);
   out += ", \"spans\": [";
   size_t cp = 0, at = 0;
@@ -481,8 +494,11 @@ std::string row_json(const Row& row) {
     json::dump_string(out, s.role, false);
     out += s.train ? ", \"train\": true" : ", \"train\": false";
     size_t a = cp_at(s.begin), b = cp_at(s.end);
-    out += ", \"start\": " + std::to_string(a) + ", \"end\": " + std::to_string(b);
-    out += ", \"byte_start\": " + std::to_string(s.begin) + ", \"byte_end\": " + std::to_string(s.end) + "}";
+    append_number(out, ", \"start\": ", a);
+    append_number(out, ", \"end\": ", b);
+    append_number(out, ", \"byte_start\": ", s.begin);
+    append_number(out, ", \"byte_end\": ", s.end);
+    out += '}';
   }
   out += "]}";
   return out;

@@ -66,6 +66,7 @@ void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
     ++b.stats.bad;
     return;
   }
+  b.stats.reused += l.reused_renders;
   for (const auto& t : l.turns) {
     ++b.stats.turns;
     if (t.served) {
@@ -117,7 +118,7 @@ void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
 // The counters, listed once: batches add up through this list.
 constexpr size_t ConvertStats::*kCounters[] = {
     &ConvertStats::rows,   &ConvertStats::converted,  &ConvertStats::extra_rows,     &ConvertStats::bad,
-    &ConvertStats::turns,  &ConvertStats::served,     &ConvertStats::trained_spans,  &ConvertStats::tokens,
+    &ConvertStats::turns,  &ConvertStats::served,     &ConvertStats::trained_spans,  &ConvertStats::reused, &ConvertStats::tokens,
     &ConvertStats::straddling, &ConvertStats::cut_rows, &ConvertStats::dropped_long, &ConvertStats::injection_rows,
     &ConvertStats::texts_not_found};
 
@@ -364,6 +365,9 @@ std::string summary_text(const ConvertStats& s) {
   if (s.extra_rows) o << " (+" << s.extra_rows << " split rows)";
   o << ", " << s.bad << " bad (skipped); " << s.trained_spans << " train spans; " << secs << " s, " << rate
     << " conversations/s\n";
+  if (s.reused)
+    o << "reuse: " << s.reused << " of " << (s.rows - s.bad)
+      << " conversations took their renders from an earlier one of their shape\n";
   if (s.tokens || s.cut_rows) {
     o << "tokens: " << s.tokens << " input_ids; " << s.straddling
       << " straddle a train boundary (trained); " << s.injection_rows

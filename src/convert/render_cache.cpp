@@ -221,13 +221,14 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     return out;
   }
   // A new shape: rendered both ways, kept when the marked renders give the real
-  // ones back.
+  // ones back. A conversation that does not render is kept as its one failed
+  // render (the rest are not made).
   std::vector<chat::CaseResult> out = real();
   Shape s;
   s.keys = keys;
-  s.usable = out.size() == keys.size();
+  s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
   try {
-    for (size_t i = 0; s.usable && i < keys.size(); ++i) {
+    for (size_t i = 0; s.usable && i < out.size(); ++i) {
       chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
       MarkedRender r;
       r.ok = m.ok;

@@ -187,6 +187,27 @@ TEST(ConvertRenderCache, FailuresAreKeptAsFailures) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
+// A conversation that does not render at all: its shape keeps the one failed
+// render, and the next conversation of that shape gets the same failure
+// without rendering.
+TEST(ConvertRenderCache, ConversationsThatDoNotRenderAreKeptAsOneFailure) {
+  Rig rig(R"({% for m in messages %}{{ m.content }}{% if m.tool_calls %}{{ m.content + m.tool_calls }}{% endif %}{% endfor %})");
+  for (const char* answer : {"Sunny.", "Rainy, \"cold\"."}) {
+    Value messages = json::parse(conversation("Weather?", answer));
+    auto keys = Rig::keys_of(messages);
+    RenderFn fn = [&](const Value& m, size_t count, bool agp) { return rig.render(m, count, agp); };
+    std::vector<chat::CaseResult> got = rig.cache.renders(messages, Value::dict(), keys, fn);
+    chat::CaseResult want = rig.render(messages, keys[0].count, keys[0].generation_prompt);
+    ASSERT_FALSE(want.ok);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_FALSE(got[0].ok);
+    EXPECT_EQ(got[0].error, want.error);
+    EXPECT_EQ(got[0].message, want.message);
+  }
+  EXPECT_EQ(rig.cache.stats().learned, 1u);
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
 TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheSource) {
   TestedLiterals l = tested_literals(
       R"(text 'not in a tag' in {% if '</think>' in c and c.startswith("<tool_response>") %}{{ c.rstrip('\n') }}{% endif %}{{ r == 'user' }}{{ 'x' + c }})");
