@@ -2,7 +2,10 @@
 // openai (validated by chat::from_openai_json) and LLaMA-Factory's sharegpt.
 #include "convert/formats.hpp"
 
+#include <unordered_set>
+
 #include "convert/format_util.hpp"
+#include "convert/value_key.hpp"
 #include "toolchat/chat.hpp"
 #include "value/json.hpp"
 
@@ -153,6 +156,34 @@ Sample read_sample(Format f, const Value& row) {
 
 namespace {
 
+// chat::from_openai_json checks a row's structure only: which keys a dict holds, the type of
+// each value, the items of each list; never the characters of a string. Rows of a dataset
+// repeat a few structures, so a structure that passed is remembered (per thread, bounded) and
+// not checked again; one that fails is checked every time, for its error.
+class CheckedStructures {
+ public:
+  // True when `ctx` has the structure of a row that passed.
+  bool known(const Value& ctx) {
+    ValueKey key(buffer_, ValueKey::Strings::type_only);
+    if (!key.add(ctx)) return false;
+    last_ = key.view();
+    return seen_.count(last_) > 0;
+  }
+  void remember() {
+    if (seen_.size() >= 4096) seen_.clear();
+    seen_.emplace(last_);
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::string buffer_;
+  std::string_view last_;
+  std::unordered_set<std::string, Hash, std::equal_to<>> seen_;
+};
+
 // "weight" (OpenAI fine-tuning: 0 or 1) or "loss" (bool) on a message; removed from what the
 // template sees.
 std::optional<bool> take_loss(Value& message, size_t index) {
@@ -194,7 +225,11 @@ Sample read_openai(const Value& row) {
     if (const Value* v = field(row, key)) put(ctx, key, *v);
   // The shapes (and their JSON paths) are chat::from_openai_json's; the context keeps the
   // row's own JSON so that rendering sees exactly what the dataset holds.
-  chat::from_openai_json(ctx);
+  static thread_local CheckedStructures checked;
+  if (!checked.known(ctx)) {
+    chat::from_openai_json(ctx);
+    checked.remember();
+  }
   if (const Value* kw = field(ctx, "chat_template_kwargs")) {
     Value flat = make_dict({{"messages", *field(ctx, "messages")}});
     for (const char* key : {"tools", "documents"})

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
+#include "convert/value_key.hpp"
 #include "toolchat/json.hpp"
 
 namespace toolchat::convert {
@@ -100,52 +102,6 @@ struct Shape {
   size_t bytes = 0;
 };
 
-// The value's bytes, each part tagged and sized, so that equal keys mean equal
-// values (types included: 1, 1.0 and true differ). False for values JSON cannot
-// hold.
-bool append_shape(std::string& out, const Value& v) {
-  auto put_size = [&](size_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
-  switch (v.type()) {
-    case Type::None:
-      out += 'n';
-      return true;
-    case Type::Bool:
-      out += v.as_bool() ? 't' : 'f';
-      return true;
-    case Type::Int: {
-      out += 'i';
-      int64_t i = v.as_int();
-      out.append(reinterpret_cast<const char*>(&i), sizeof i);
-      return true;
-    }
-    case Type::Float: {
-      out += 'd';
-      double d = v.as_float();
-      out.append(reinterpret_cast<const char*>(&d), sizeof d);
-      return true;
-    }
-    case Type::Str:
-      out += v.is_markup() ? 'M' : 's';
-      put_size(v.str().size());
-      out += v.str();
-      return true;
-    case Type::List:
-      out += static_cast<char>('0' + static_cast<int>(v.list_obj().lkind));
-      put_size(v.items().size());
-      for (const auto& x : v.items())
-        if (!append_shape(out, x)) return false;
-      return true;
-    case Type::Dict:
-      out += 'm';
-      put_size(v.dict_obj().entries.size());
-      for (const auto& [k, x] : v.dict_obj().entries)
-        if (!append_shape(out, k) || !append_shape(out, x)) return false;
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const RenderKey& x, const RenderKey& y) {
            return x.count == y.count && x.generation_prompt == y.generation_prompt;
@@ -156,7 +112,13 @@ bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b)
 
 struct RenderCache::Impl {
   TestedLiterals literals;
-  std::unordered_map<std::string, Shape> shapes;
+  // Looked up by string_view: the key of a conversation is made in key_buffer.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> shapes;
+  std::string key_buffer;
   size_t bytes = 0;
   bool on = true;
 
@@ -202,9 +164,9 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     ++stats_.screened;
     return real();
   }
-  std::string key;
-  key.reserve(4096);
-  if (!append_shape(key, marked.messages) || !append_shape(key, variables)) return real();  // not cached
+  ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
+  if (!shape_key.add(marked.messages) || !shape_key.add(variables)) return real();  // not cached
+  const std::string_view key = shape_key.view();
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
     const Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
@@ -261,7 +223,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     im.bytes = 0;
   }
   im.bytes += s.bytes;
-  im.shapes.emplace(std::move(key), std::move(s));
+  im.shapes.emplace(std::string(key), std::move(s));
   const size_t seen = stats_.learned + stats_.refused_shapes;
   if ((stats_.learned == 0 && stats_.refused_shapes >= 8) || (seen >= kTrialShapes && stats_.hits < seen)) {
     im.on = false;  // shapes do not repeat, or none passes: every conversation
