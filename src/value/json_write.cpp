@@ -1,8 +1,10 @@
 // json.dumps exactly like CPython 3.11 (Lib/json/encoder.py and Modules/_json.c).
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -16,9 +18,15 @@ namespace {
 constexpr int kMaxDepth = 1000;
 constexpr char kHex[] = "0123456789abcdef";
 
-void append_u(std::string& out, uint32_t c) {
-  char b[6] = {'\\', 'u', kHex[(c >> 12) & 15], kHex[(c >> 8) & 15], kHex[(c >> 4) & 15], kHex[c & 15]};
-  out.append(b, 6);
+// Writes \uXXXX at d; returns the end.
+char* put_u(char* d, uint32_t c) {
+  *d++ = '\\';
+  *d++ = 'u';
+  *d++ = kHex[(c >> 12) & 15];
+  *d++ = kHex[(c >> 8) & 15];
+  *d++ = kHex[(c >> 4) & 15];
+  *d++ = kHex[c & 15];
+  return d;
 }
 
 // Short escape for the characters Python writes with one letter, else 0.
@@ -279,24 +287,15 @@ bool needs_escape(unsigned char c, bool ensure_ascii) {
   return c < 0x20 || c == '"' || c == '\\' || (ensure_ascii && c >= 0x7F);
 }
 
-// The first byte at or after i that needs escaping, or n. Eight bytes at a time while none does
-// (no control, quote or backslash, and with ensure_ascii nothing from DEL up): most of a text.
-size_t next_escape(const unsigned char* p, size_t i, size_t n, bool ensure_ascii) {
+// Nonzero when one of the eight bytes in w needs escaping: a control, quote or backslash, and
+// with ensure_ascii anything from DEL up. The lowest flagged byte is the first that does (a
+// borrow or carry can flag a byte only above one that is flagged rightly).
+inline uint64_t special_bytes(uint64_t w, bool ensure_ascii) {
   constexpr uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
   auto has_zero = [&](uint64_t x) { return (x - ones) & ~x & high; };
-  for (;;) {
-    for (; i + 8 <= n; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      uint64_t special = ((w - ones * 0x20) & ~w & high) | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'));
-      if (ensure_ascii) special |= (w | (w + ones)) & high;  // >= 0x80, or 0x7F (+1 sets the high bit)
-      if (special) break;
-    }
-    const size_t stop = std::min(n, i + 8);
-    for (; i < stop; ++i)
-      if (needs_escape(p[i], ensure_ascii)) return i;
-    if (i >= n) return n;
-  }
+  uint64_t special = ((w - ones * 0x20) & ~w & high) | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'));
+  if (ensure_ascii) special |= (w | (w + ones)) & high;  // >= 0x80, or 0x7F (+1 sets the high bit)
+  return special;
 }
 
 }  // namespace
@@ -304,38 +303,70 @@ size_t next_escape(const unsigned char* p, size_t i, size_t n, bool ensure_ascii
 void dump_string(std::string& out, std::string_view s, bool ensure_ascii) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
-  out.reserve(out.size() + n + 2);
+  // Written through a pointer into a scratch buffer with room for the worst case (a byte becomes
+  // at most six), a slice of the input at a time so that the room stays small, then appended:
+  // escapes are dense in some texts (JSON shown in a prompt), and appending each one to the
+  // string costs more than the text.
+  constexpr size_t kSlice = size_t{1} << 15;
+  thread_local std::unique_ptr<char[]> scratch;
+  thread_local size_t scratch_size = 0;
   out += '"';
-  size_t run = 0;  // start of the pending raw run
   for (size_t i = 0; i < n;) {
-    i = next_escape(p, i, n, ensure_ascii);
-    if (i >= n) break;
-    unsigned char c = p[i];
-    out.append(s.data() + run, i - run);
-    if (c < 0x80) {
-      if (char e = short_escape(c)) {
-        out += '\\';
-        out += e;
-      } else {
-        append_u(out, c);  // other controls, and DEL with ensure_ascii
-      }
-      ++i;
-    } else {
-      uint32_t cp;
-      size_t len = decode_wtf8(p, n, i, cp);
-      if (len == 0) len = 1;  // invalid byte: written as U+FFFD
-      if (cp >= 0x10000) {
-        cp -= 0x10000;
-        append_u(out, 0xD800 | (cp >> 10));
-        append_u(out, 0xDC00 | (cp & 0x3FF));
-      } else {
-        append_u(out, cp);
-      }
-      i += len;
+    const size_t stop = std::min(n, i + kSlice);
+    const size_t room = 6 * (stop - i) + 24;  // + 24: a character read past `stop` (up to 3 bytes)
+    if (scratch_size < room) {
+      scratch_size = std::max(room, size_t{4096});
+      scratch.reset(new char[scratch_size]);
     }
-    run = i;
+    char* const start = scratch.get();
+    char* d = start;
+    for (;;) {
+      // Eight bytes at a time up to the first that needs escaping; the word is stored whole
+      // (there is room), only the bytes before that one count.
+      if (i + 8 <= stop) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        std::memcpy(d, &w, 8);
+        const uint64_t special = special_bytes(w, ensure_ascii);
+        if (!special) {
+          i += 8;
+          d += 8;
+          continue;
+        }
+        static_assert(std::endian::native == std::endian::little, "byte k of w is the k-th lowest");
+        const size_t k = static_cast<size_t>(__builtin_ctzll(special)) >> 3;
+        i += k;
+        d += k;
+      } else {
+        while (i < stop && !needs_escape(p[i], ensure_ascii)) *d++ = static_cast<char>(p[i++]);
+        if (i >= stop) break;
+      }
+      const unsigned char c = p[i];
+      if (c < 0x80) {
+        if (char e = short_escape(c)) {
+          *d++ = '\\';
+          *d++ = e;
+        } else {
+          d = put_u(d, c);  // other controls, and DEL with ensure_ascii
+        }
+        ++i;
+      } else {
+        uint32_t cp;
+        size_t len = decode_wtf8(p, n, i, cp);
+        if (len == 0) len = 1;  // invalid byte: written as U+FFFD
+        if (cp >= 0x10000) {
+          cp -= 0x10000;
+          d = put_u(d, 0xD800 | (cp >> 10));
+          d = put_u(d, 0xDC00 | (cp & 0x3FF));
+        } else {
+          d = put_u(d, cp);
+        }
+        i += len;
+      }
+      if (i >= stop) break;
+    }
+    out.append(start, static_cast<size_t>(d - start));
   }
-  out.append(s.data() + run, n - run);
   out += '"';
 }
 
