@@ -192,7 +192,9 @@ bool has_non_space(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c != ' ' && c != '\n' && c != '\t' && c != '\r'; });
 }
 
-void normalise(std::vector<std::pair<size_t, size_t>>& r) {
+}  // namespace
+
+void merge_ranges(std::vector<std::pair<size_t, size_t>>& r) {
   std::sort(r.begin(), r.end());
   std::vector<std::pair<size_t, size_t>> out;
   for (const auto& x : r) {
@@ -202,8 +204,6 @@ void normalise(std::vector<std::pair<size_t, size_t>>& r) {
   }
   r.swap(out);
 }
-
-}  // namespace
 
 ContentRanges locate_message_texts(const MarkedMessages& marked, const std::string& real,
                                    const std::function<std::string(const Value&)>& render_marked) {
@@ -215,7 +215,7 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
   try {
     std::vector<std::pair<size_t, size_t>> ranges;
     if (line_up(render_marked(marked.messages), marked.texts, real, ranges)) {
-      normalise(ranges);
+      merge_ranges(ranges);
       out.bytes = std::move(ranges);
       out.by_markers = true;
       return out;
@@ -245,7 +245,7 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
     out.bytes.push_back({at, at + s.size()});
     pos = at + s.size();
   }
-  normalise(out.bytes);
+  merge_ranges(out.bytes);
   return out;
 }
 

@@ -296,9 +296,9 @@ struct Labeler::Impl {
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
   // failing leaves the rest out.
   std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
-                                        const std::vector<RenderKey>& keys) {
+                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn);
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges);
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
@@ -374,11 +374,19 @@ Labeled Labeler::label(const Sample& sample) {
   out.template_name = cv.template_name;
   Compiled& c = im.get(cv.template_name);
 
-  chat::MarkedMessages marked;
-  if (o.locate_texts) marked = chat::mark_message_texts(messages);
-  // The texts of the row holding the first `count` messages.
-  auto locate_texts = [&](Row& row, size_t count) {
-    chat::ContentRanges r = chat::locate_message_texts(marked, row.text, [&](const Value& mm) {
+  // Where the texts stand in the renders, when they were put together from marker renders.
+  std::vector<TextRanges> text_ranges;
+  std::optional<chat::MarkedMessages> marked;
+  // The texts of the row holding the first `count` messages (render `key`): from the renders'
+  // own markers when the cache put them together, else from a marker render of their own.
+  auto locate_texts = [&](Row& row, size_t count, size_t key) {
+    if (key < text_ranges.size()) {
+      row.plain = text_ranges[key];
+      row.texts_not_found = 0;
+      return;
+    }
+    if (!marked) marked = chat::mark_message_texts(messages);
+    chat::ContentRanges r = chat::locate_message_texts(*marked, row.text, [&](const Value& mm) {
       chat::CaseResult res = im.render(c, ctx, mm, count, false);
       if (!res.ok) throw Error(error_kind_from_name(res.error), res.message);
       return res.text;
@@ -397,7 +405,7 @@ Labeled Labeler::label(const Sample& sample) {
       keys.push_back({i, true});
     }
   const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
-  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys);
+  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
@@ -447,12 +455,12 @@ Labeled Labeler::label(const Sample& sample) {
     if (!tc.served && wanted && o.split_rewritten && t.rewritten)
       if (std::optional<Row> row = split_row(roles, prefix, prompt.text, upto.text, i)) {
         out.rows.push_back(std::move(*row));
-        if (o.locate_texts) locate_texts(out.rows.back(), i + 1);
+        if (o.locate_texts) locate_texts(out.rows.back(), i + 1, i + 1 < n ? i + 1 : 0);  // keys[k] = {k, false}
       }
     out.turns.push_back(std::move(t.check));
   }
   out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
-  if (o.locate_texts) locate_texts(out.rows.front(), n);
+  if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
   return out;
 }
 

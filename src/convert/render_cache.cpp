@@ -82,16 +82,22 @@ bool cut(MarkedRender& r, size_t texts) {
   }
 }
 
-std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts) {
+// The render with the texts in place of the markers; with `where`, the byte ranges the texts
+// took in it (sorted, adjacent ones merged: chat::merge_ranges).
+std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts, TextRanges* where = nullptr) {
   std::string out;
   size_t size = 0;
   for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
   out.reserve(size);
+  if (where) where->clear();
   for (const Piece& p : r.pieces) {
     out.append(r.marked, p.begin, p.end - p.begin);
     if (p.text < 0) continue;
+    const size_t at = out.size();
     append_shown(out, texts[p.text], p.shown);
+    if (where && out.size() > at) where->push_back({at, out.size()});
   }
+  if (where) chat::merge_ranges(*where);
   return out;
 }
 
@@ -148,7 +154,9 @@ RenderCache::RenderCache(const std::string& source) : impl_(std::make_unique<Imp
 RenderCache::~RenderCache() = default;
 
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
-                                                   const std::vector<RenderKey>& keys, const RenderFn& render) {
+                                                   const std::vector<RenderKey>& keys, const RenderFn& render,
+                                                   std::vector<TextRanges>* ranges) {
+  if (ranges) ranges->clear();
   auto real = [&] {
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
@@ -172,11 +180,12 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
     std::vector<chat::CaseResult> out(s.renders.size());
+    if (ranges) ranges->resize(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const MarkedRender& r = s.renders[i];
       out[i].ok = r.ok;
       if (r.ok)
-        out[i].text = put_back(r, marked.texts);
+        out[i].text = put_back(r, marked.texts, ranges ? &(*ranges)[i] : nullptr);
       else
         out[i].error = r.error, out[i].message = r.message;
     }
@@ -212,6 +221,11 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   }
   if (s.usable) {
     ++stats_.learned;
+    if (ranges) {
+      ranges->resize(s.renders.size());
+      for (size_t i = 0; i < s.renders.size(); ++i)
+        if (s.renders[i].ok) put_back(s.renders[i], marked.texts, &(*ranges)[i]);
+    }
   } else {
     ++stats_.refused_shapes;
     s.renders.clear();  // remembered as a shape to render for real
