@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
