@@ -18,6 +18,7 @@
 #include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
+#include "value/unicode.hpp"
 
 namespace toolchat::convert {
 
@@ -56,11 +57,7 @@ size_t common_prefix(std::string_view a, std::string_view b) {
   return i;
 }
 
-size_t cp_count(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t cp_count(std::string_view s) { return uni::count_code_points(s); }
 
 // A short quote of text around a byte offset, for mismatch reasons.
 std::string quote_at(const std::string& s, size_t at) {
@@ -481,20 +478,13 @@ std::string row_json(const Row& row) {
   json::dump_string(out, row.text, false);
   out += ", \"spans\": [";
   size_t cp = 0, at = 0;
-  auto cp_at = [&](size_t byte) {
+  auto cp_at = [&](size_t byte) {  // spans come in order: counted on from the last one
     if (byte < at) {
       at = 0;
       cp = 0;
     }
-    for (; at + 8 <= byte; at += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
-      uint64_t w;
-      std::memcpy(&w, row.text.data() + at, 8);
-      // The continuation bytes' high bits, moved to bit 0 of each byte and summed into the top
-      // byte by the multiply (a popcount without the instruction, which -O2 does not assume).
-      const uint64_t cont = (w & ~(w << 1) & 0x8080808080808080ULL) >> 7;
-      cp += 8 - static_cast<size_t>((cont * 0x0101010101010101ULL) >> 56);
-    }
-    for (; at < byte; ++at) cp += (static_cast<unsigned char>(row.text[at]) & 0xC0) != 0x80;
+    cp += uni::count_code_points(std::string_view(row.text).substr(at, byte - at));
+    at = byte;
     return cp;
   };
   bool first = true;
