@@ -16,7 +16,9 @@
    Each of our conversations takes several renders (every prefix, every prompt) plus the
    checks, or none when an earlier conversation of its shape lends its renders
    (src/convert/render_cache.hpp); each oracle row one render. "per thread" divides our rate by
-   the threads.
+   the threads. A second table puts CPU seconds side by side (ours: user + system time of the
+   convert process, all threads; Jinja2: this process' CPU time over its renders), so that the
+   ratio "per CPU second" holds up on a loaded machine where wall times do not.
 4. With --baseline, times another toolchat binary (an older build) on the same rows in the same
    run: the before/after columns.
 Writes OUT_DIR/convert_bench.{md,json} and prints the table.
@@ -24,6 +26,7 @@ Writes OUT_DIR/convert_bench.{md,json} and prints the table.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -43,13 +46,22 @@ def run_ours(tool, model, tokens, rows_path, threads):
            "--no-progress", rows_path, os.devnull]
     if tokens and os.path.exists(os.path.join(ROOT, tokens)):
         cmd[4:4] = ["--special-tokens", os.path.join(ROOT, tokens)]
+    cpu0 = children_cpu()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     secs = time.perf_counter() - t0
+    cpu = children_cpu() - cpu0
     if p.returncode != 0:
         raise SystemExit(f"toolchat convert failed: {p.stderr[-500:]}")
-    summary = [line for line in p.stderr.splitlines() if line.startswith("convert:") or line.startswith("train=serve")]
-    return secs, summary
+    summary = [line for line in p.stderr.splitlines() if line.split(":")[0] in ("convert", "reuse", "train=serve")]
+    return secs, cpu, summary
+
+
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes: what the other load of a
+    shared machine inflates less than wall time."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def load_model(model, tokens):
@@ -95,7 +107,7 @@ def run_jinja2_compiled_once(model, tokens, rows):
     source, special = load_model(model, tokens)
     env = hf_render.make_environment()
     template = env.from_string(source)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for row in rows:
         kwargs = dict(special)
         kwargs.update(row.get("chat_template_kwargs", {}))
@@ -104,7 +116,7 @@ def run_jinja2_compiled_once(model, tokens, rows):
                             add_generation_prompt=False, **kwargs)
         except Exception:  # rows the template refuses cost their time too
             pass
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - cpu0
 
 
 def main():
@@ -125,10 +137,10 @@ def main():
         sample = [json.loads(next(f)) for _ in range(min(args.oracle_rows, args.rows))]
     results = []
     for label, model, tokens in MODELS:
-        base_secs = run_ours(args.baseline, model, tokens, rows_path, args.threads)[0] if args.baseline else None
-        secs, summary = run_ours(args.ours, model, tokens, rows_path, args.threads)
+        base_secs, base_cpu, _ = run_ours(args.baseline, model, tokens, rows_path, args.threads) if args.baseline else (None, None, None)
+        secs, cpu, summary = run_ours(args.ours, model, tokens, rows_path, args.threads)
         oracle_secs = run_oracle(model, tokens, sample, sys.executable)
-        once_secs = run_jinja2_compiled_once(model, tokens, sample)
+        once_secs, once_cpu = run_jinja2_compiled_once(model, tokens, sample)
         ours_rate = args.rows / secs
         oracle_rate = len(sample) / oracle_secs
         once_rate = len(sample) / once_secs
@@ -137,10 +149,14 @@ def main():
                         "oracle_renders_per_s": round(oracle_rate, 1), "ratio": round(ours_rate / oracle_rate, 1),
                         "jinja2_compiled_once_renders_per_s": round(once_rate), "ratio_compiled_once": round(ours_rate / once_rate, 1),
                         "ratio_compiled_once_per_thread": round(ours_rate / args.threads / once_rate, 1),
+                        "cpu_seconds": round(cpu, 3), "jinja2_cpu_seconds": round(once_cpu, 3),
+                        "ratio_compiled_once_per_cpu_second": round((args.rows / cpu) / (len(sample) / once_cpu), 1),
                         "summary": summary})
         if base_secs:
             base_rate = args.rows / base_secs
-            results[-1].update({"baseline_seconds": round(base_secs, 3), "baseline_conversations_per_s": round(base_rate),
+            results[-1].update({"baseline_cpu_seconds": round(base_cpu, 3),
+                                "baseline_ratio_compiled_once_per_cpu_second": round((args.rows / base_cpu) / (len(sample) / once_cpu), 1),
+                                "baseline_seconds": round(base_secs, 3), "baseline_conversations_per_s": round(base_rate),
                                 "baseline_ratio_compiled_once_per_thread": round(base_rate / args.threads / once_rate, 1)})
     t = args.threads
     base = " | before (--baseline) | per thread" if args.baseline else ""
@@ -153,6 +169,14 @@ def main():
                      f"| {r['oracle_renders_per_s']:,} renders/s ({r['oracle_rows']:,} rows) | {r['ratio']}x "
                      f"| {r['jinja2_compiled_once_renders_per_s']:,} renders/s | {r['ratio_compiled_once']}x "
                      f"| {r['ratio_compiled_once_per_thread']}x |")
+    lines += ["", f"| model{' | before: CPU s | per CPU second' if args.baseline else ''} | toolchat convert: CPU s "
+              "| Jinja2 compiled once: CPU s (rows) | per CPU second |",
+              "|---|" + ("---|---|" if args.baseline else "") + "---|---|---|"]
+    for r in results:
+        before = (f" | {r['baseline_cpu_seconds']} s | {r['baseline_ratio_compiled_once_per_cpu_second']}x"
+                  if args.baseline else "")
+        lines.append(f"| {r['model']}{before} | {r['cpu_seconds']} s ({r['rows']:,} rows) "
+                     f"| {r['jinja2_cpu_seconds']} s ({r['oracle_rows']:,}) | {r['ratio_compiled_once_per_cpu_second']}x |")
     table = "\n".join(lines)
     print(table)
     for r in results:

@@ -38,6 +38,16 @@ bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
   return true;
 }
 
+// Sets the value of a key the dict (a fresh copy) already holds, in place: no new key string.
+void replace_value(Value& d, std::string_view key, Value v) {
+  for (auto& [k, x] : d.dict_obj().entries)
+    if (k.is_str() && k.str() == key) {
+      x = std::move(v);
+      return;
+    }
+  conv::set(d, key, std::move(v));
+}
+
 Value mark_text(const Value& v, MarkedMessages& out, bool escape_probe) {
   if (!v.is_str() || v.str().empty()) return v;
   out.texts.push_back(v.str());
@@ -104,7 +114,7 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
     Value c = conv::copy_dict(m);
     if (const Value* content = conv::get(m, "content")) {
       if (content->is_str()) {
-        conv::set(c, "content", mark_text(*content, out, escape_probe));
+        replace_value(c, "content", mark_text(*content, out, escape_probe));
       } else if (content->is_list()) {
         std::vector<Value> parts;
         for (const auto& part : content->items()) {
@@ -114,13 +124,13 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
             continue;
           }
           Value p = conv::copy_dict(part);
-          conv::set(p, "text", mark_text(*t, out, escape_probe));
+          replace_value(p, "text", mark_text(*t, out, escape_probe));
           parts.push_back(p);
         }
-        conv::set(c, "content", Value::list(std::move(parts)));
+        replace_value(c, "content", Value::list(std::move(parts)));
       }
     }
-    if (const Value* r = conv::get(m, "reasoning_content")) conv::set(c, "reasoning_content", mark_text(*r, out, escape_probe));
+    if (const Value* r = conv::get(m, "reasoning_content")) replace_value(c, "reasoning_content", mark_text(*r, out, escape_probe));
     if (const Value* calls = conv::get(m, "tool_calls"); calls && calls->is_list()) {
       std::vector<Value> cs;
       for (const auto& call : calls->items()) {
@@ -131,12 +141,12 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
           continue;
         }
         Value f = conv::copy_dict(*fn);
-        conv::set(f, "arguments", mark_tree(*args, out, escape_probe));
+        replace_value(f, "arguments", mark_tree(*args, out, escape_probe));
         Value cc = conv::copy_dict(call);
-        conv::set(cc, "function", f);
+        replace_value(cc, "function", f);
         cs.push_back(cc);
       }
-      conv::set(c, "tool_calls", Value::list(std::move(cs)));
+      replace_value(c, "tool_calls", Value::list(std::move(cs)));
     }
     list.push_back(c);
   }
@@ -192,7 +202,9 @@ bool has_non_space(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c != ' ' && c != '\n' && c != '\t' && c != '\r'; });
 }
 
-void normalise(std::vector<std::pair<size_t, size_t>>& r) {
+}  // namespace
+
+void merge_ranges(std::vector<std::pair<size_t, size_t>>& r) {
   std::sort(r.begin(), r.end());
   std::vector<std::pair<size_t, size_t>> out;
   for (const auto& x : r) {
@@ -202,8 +214,6 @@ void normalise(std::vector<std::pair<size_t, size_t>>& r) {
   }
   r.swap(out);
 }
-
-}  // namespace
 
 ContentRanges locate_message_texts(const MarkedMessages& marked, const std::string& real,
                                    const std::function<std::string(const Value&)>& render_marked) {
@@ -215,7 +225,7 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
   try {
     std::vector<std::pair<size_t, size_t>> ranges;
     if (line_up(render_marked(marked.messages), marked.texts, real, ranges)) {
-      normalise(ranges);
+      merge_ranges(ranges);
       out.bytes = std::move(ranges);
       out.by_markers = true;
       return out;
@@ -245,7 +255,7 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
     out.bytes.push_back({at, at + s.size()});
     pos = at + s.size();
   }
-  normalise(out.bytes);
+  merge_ranges(out.bytes);
   return out;
 }
 

@@ -46,6 +46,9 @@ bool read_marker_at(std::string_view render, size_t at, MarkerAt& out);
 // The bytes every marker starts with (a private-use character).
 inline constexpr std::string_view kMarkerOpen = "\xEE\x80\x80";
 
+// Byte ranges sorted, empty ones dropped, overlapping and adjacent ones merged.
+void merge_ranges(std::vector<std::pair<size_t, size_t>>& ranges);
+
 struct ContentRanges {
   std::vector<std::pair<size_t, size_t>> bytes;  // sorted, not overlapping, in the real text
   bool by_markers = false;   // the marker render matched the real one

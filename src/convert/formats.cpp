@@ -2,7 +2,10 @@
 // openai (validated by chat::from_openai_json) and LLaMA-Factory's sharegpt.
 #include "convert/formats.hpp"
 
+#include <unordered_set>
+
 #include "convert/format_util.hpp"
+#include "convert/value_key.hpp"
 #include "toolchat/chat.hpp"
 #include "value/json.hpp"
 
@@ -153,12 +156,43 @@ Sample read_sample(Format f, const Value& row) {
 
 namespace {
 
+// chat::from_openai_json checks a row's structure only: which keys a dict holds, the type of
+// each value, the items of each list; never the characters of a string. Rows of a dataset
+// repeat a few structures, so a structure that passed is remembered (per thread, bounded) and
+// not checked again; one that fails is checked every time, for its error.
+class CheckedStructures {
+ public:
+  // True when `ctx` has the structure of a row that passed.
+  bool known(const Value& ctx) {
+    ValueKey key(buffer_, ValueKey::Strings::type_only);
+    if (!key.add(ctx)) return false;
+    last_ = key.view();
+    return seen_.count(last_) > 0;
+  }
+  void remember() {
+    if (seen_.size() >= 4096) seen_.clear();
+    seen_.emplace(last_);
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::string buffer_;
+  std::string_view last_;
+  std::unordered_set<std::string, Hash, std::equal_to<>> seen_;
+};
+
 // "weight" (OpenAI fine-tuning: 0 or 1) or "loss" (bool) on a message; removed from what the
 // template sees.
-std::optional<bool> take_loss(Value& message, const std::string& path) {
+std::optional<bool> take_loss(Value& message, size_t index) {
+  const DictObj& d = message.dict_obj();
+  if (!d.find("weight") && !d.find("loss")) return std::nullopt;  // most messages: nothing to take
+  const std::string path = "messages[" + std::to_string(index) + "]";
   std::optional<bool> out;
   Value kept = Value::dict();
-  for (const auto& [k, v] : message.dict_obj().entries) {
+  for (const auto& [k, v] : d.entries) {
     if (k.is_str() && k.str() == "weight") {
       if (!v.is_integer() || (v.int_like() != 0 && v.int_like() != 1)) bad(path + ".weight", "expected 0 or 1");
       out = v.int_like() == 1;
@@ -169,7 +203,7 @@ std::optional<bool> take_loss(Value& message, const std::string& path) {
       kept.dict_obj().set(k, v);
     }
   }
-  if (out) message = kept;
+  message = kept;
   return out;
 }
 
@@ -179,18 +213,23 @@ Sample read_openai(const Value& row) {
   const Value* messages = &required_list(row, "messages");
   Sample s;
   std::vector<Value> msgs;
+  msgs.reserve(messages->items().size());
   for (size_t i = 0; i < messages->items().size(); ++i) {
-    std::string path = "messages[" + std::to_string(i) + "]";
-    Value m = object(messages->items()[i], path);
-    s.loss.push_back(take_loss(m, path));
-    msgs.push_back(m);
+    Value m = messages->items()[i];
+    if (!m.is_dict()) object(m, "messages[" + std::to_string(i) + "]");  // throws, naming the message
+    s.loss.push_back(take_loss(m, i));
+    msgs.push_back(std::move(m));
   }
   Value ctx = make_dict({{"messages", Value::list(std::move(msgs))}});
   for (const char* key : {"tools", "documents", "chat_template_kwargs"})
     if (const Value* v = field(row, key)) put(ctx, key, *v);
   // The shapes (and their JSON paths) are chat::from_openai_json's; the context keeps the
   // row's own JSON so that rendering sees exactly what the dataset holds.
-  chat::from_openai_json(ctx);
+  static thread_local CheckedStructures checked;
+  if (!checked.known(ctx)) {
+    chat::from_openai_json(ctx);
+    checked.remember();
+  }
   if (const Value* kw = field(ctx, "chat_template_kwargs")) {
     Value flat = make_dict({{"messages", *field(ctx, "messages")}});
     for (const char* key : {"tools", "documents"})

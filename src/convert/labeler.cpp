@@ -3,6 +3,7 @@
 #include "convert/labeler.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -17,6 +18,7 @@
 #include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
+#include "value/unicode.hpp"
 
 namespace toolchat::convert {
 
@@ -55,11 +57,7 @@ size_t common_prefix(std::string_view a, std::string_view b) {
   return i;
 }
 
-size_t cp_count(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t cp_count(std::string_view s) { return uni::count_code_points(s); }
 
 // A short quote of text around a byte offset, for mismatch reasons.
 std::string quote_at(const std::string& s, size_t at) {
@@ -295,9 +293,9 @@ struct Labeler::Impl {
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
   // failing leaves the rest out.
   std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
-                                        const std::vector<RenderKey>& keys) {
+                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn);
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges);
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
@@ -373,11 +371,19 @@ Labeled Labeler::label(const Sample& sample) {
   out.template_name = cv.template_name;
   Compiled& c = im.get(cv.template_name);
 
-  chat::MarkedMessages marked;
-  if (o.locate_texts) marked = chat::mark_message_texts(messages);
-  // The texts of the row holding the first `count` messages.
-  auto locate_texts = [&](Row& row, size_t count) {
-    chat::ContentRanges r = chat::locate_message_texts(marked, row.text, [&](const Value& mm) {
+  // Where the texts stand in the renders, when they were put together from marker renders.
+  std::vector<TextRanges> text_ranges;
+  std::optional<chat::MarkedMessages> marked;
+  // The texts of the row holding the first `count` messages (render `key`): from the renders'
+  // own markers when the cache put them together, else from a marker render of their own.
+  auto locate_texts = [&](Row& row, size_t count, size_t key) {
+    if (key < text_ranges.size()) {
+      row.plain = text_ranges[key];
+      row.texts_not_found = 0;
+      return;
+    }
+    if (!marked) marked = chat::mark_message_texts(messages);
+    chat::ContentRanges r = chat::locate_message_texts(*marked, row.text, [&](const Value& mm) {
       chat::CaseResult res = im.render(c, ctx, mm, count, false);
       if (!res.ok) throw Error(error_kind_from_name(res.error), res.message);
       return res.text;
@@ -396,7 +402,7 @@ Labeled Labeler::label(const Sample& sample) {
       keys.push_back({i, true});
     }
   const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
-  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys);
+  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
@@ -446,19 +452,19 @@ Labeled Labeler::label(const Sample& sample) {
     if (!tc.served && wanted && o.split_rewritten && t.rewritten)
       if (std::optional<Row> row = split_row(roles, prefix, prompt.text, upto.text, i)) {
         out.rows.push_back(std::move(*row));
-        if (o.locate_texts) locate_texts(out.rows.back(), i + 1);
+        if (o.locate_texts) locate_texts(out.rows.back(), i + 1, i + 1 < n ? i + 1 : 0);  // keys[k] = {k, false}
       }
     out.turns.push_back(std::move(t.check));
   }
   out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
-  if (o.locate_texts) locate_texts(out.rows.front(), n);
+  if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
   return out;
 }
 
 namespace {
 
-// Code point offsets (as Python indexes a str) of byte offsets into a text, counted forward from
-// the last one asked (spans come in order).
+// Code point offsets (as Python indexes a str) of byte offsets into a text, counted on from the
+// last one asked (spans come in order).
 class CodePoints {
  public:
   explicit CodePoints(const std::string& text) : text_(text) {}
@@ -467,12 +473,8 @@ class CodePoints {
       at_ = 0;
       cp_ = 0;
     }
-    for (; at_ + 8 <= byte; at_ += 8) {  // eight bytes at a time: 8 minus the continuation bytes (10xxxxxx)
-      uint64_t w;
-      std::memcpy(&w, text_.data() + at_, 8);
-      cp_ += 8 - static_cast<size_t>(__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
-    }
-    for (; at_ < byte; ++at_) cp_ += (static_cast<unsigned char>(text_[at_]) & 0xC0) != 0x80;
+    cp_ += uni::count_code_points(std::string_view(text_).substr(at_, byte - at_));
+    at_ = byte;
     return cp_;
   }
 
@@ -481,10 +483,18 @@ class CodePoints {
   size_t at_ = 0, cp_ = 0;
 };
 
+// `label` then the number, into buf; returns the end.
+char* put_number(char* buf, std::string_view label, size_t n) {
+  std::memcpy(buf, label.data(), label.size());
+  return std::to_chars(buf + label.size(), buf + label.size() + 24, n).ptr;
+}
+
 }  // namespace
 
 std::string row_json(const Row& row) {
-  std::string out = "{\"text\": ";
+  std::string out;
+  out.reserve(row.text.size() + row.text.size() / 8 + row.spans.size() * 112 + 32);
+  out += "{\"text\": ";
   json::dump_string(out, row.text, false);
   out += ", \"spans\": [";
   CodePoints cp(row.text);
@@ -496,8 +506,13 @@ std::string row_json(const Row& row) {
     json::dump_string(out, s.role, false);
     out += s.train ? ", \"train\": true" : ", \"train\": false";
     size_t a = cp.at(s.begin), b = cp.at(s.end);
-    out += ", \"start\": " + std::to_string(a) + ", \"end\": " + std::to_string(b);
-    out += ", \"byte_start\": " + std::to_string(s.begin) + ", \"byte_end\": " + std::to_string(s.end) + "}";
+    char buf[192];  // the four labels (57 bytes) and four numbers of at most 20 digits, then "}"
+    char* e = put_number(buf, ", \"start\": ", a);
+    e = put_number(e, ", \"end\": ", b);
+    e = put_number(e, ", \"byte_start\": ", s.begin);
+    e = put_number(e, ", \"byte_end\": ", s.end);
+    *e++ = '}';
+    out.append(buf, static_cast<size_t>(e - buf));
   }
   out += "]}";
   return out;

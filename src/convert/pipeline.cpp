@@ -39,7 +39,7 @@ struct Batch {
 // The counters, listed once: batches add up through this list.
 constexpr size_t ConvertStats::*kCounters[] = {
     &ConvertStats::rows,   &ConvertStats::converted,  &ConvertStats::extra_rows,     &ConvertStats::bad,
-    &ConvertStats::turns,  &ConvertStats::served,     &ConvertStats::trained_spans,  &ConvertStats::tokens,
+    &ConvertStats::turns,  &ConvertStats::served,     &ConvertStats::trained_spans,  &ConvertStats::reused, &ConvertStats::tokens,
     &ConvertStats::straddling, &ConvertStats::cut_rows, &ConvertStats::dropped_long, &ConvertStats::injection_rows,
     &ConvertStats::texts_not_found};
 
@@ -265,6 +265,7 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
     bad(e, std::string(error_kind_name(e.kind())) + ": " + e.message());
     return;
   }
+  r.stats.reused += l.reused_renders;
   for (const auto& t : l.turns) {
     ++r.stats.turns;
     if (t.served) {
@@ -391,6 +392,9 @@ std::string summary_text(const ConvertStats& s) {
   if (s.extra_rows) o << " (+" << s.extra_rows << " split rows)";
   o << ", " << s.bad << " bad (skipped); " << s.trained_spans << " train spans; " << secs << " s, " << rate
     << " conversations/s\n";
+  if (s.reused)
+    o << "reuse: " << s.reused << " of " << (s.rows - s.bad)
+      << " conversations took their renders from an earlier one of their shape\n";
   if (s.tokens || s.cut_rows) {
     o << "tokens: " << s.tokens << " input_ids; " << s.straddling
       << " straddle a train boundary (trained); " << s.injection_rows

@@ -60,6 +60,7 @@ struct ConvertStats {
   size_t turns = 0;         // assistant turns
   size_t served = 0;        // ... where train = serve holds
   size_t trained_spans = 0; // train spans written
+  size_t reused = 0;        // conversations whose renders came from an earlier one of their shape
   // template name -> reason (without the position details) -> count, for turns not served
   std::map<std::string, std::map<std::string, size_t>> mismatches;
   // With a tokenizer:

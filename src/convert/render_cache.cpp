@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
+#include "convert/value_key.hpp"
 #include "toolchat/json.hpp"
 
 namespace toolchat::convert {
@@ -79,16 +80,22 @@ bool cut(MarkedRender& r, size_t texts) {
   }
 }
 
-std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts) {
+// The render with the texts in place of the markers; with `where`, the byte ranges the texts
+// took in it (sorted, adjacent ones merged: chat::merge_ranges).
+std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts, TextRanges* where = nullptr) {
   std::string out;
   size_t size = 0;
   for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
   out.reserve(size);
+  if (where) where->clear();
   for (const Piece& p : r.pieces) {
     out.append(r.marked, p.begin, p.end - p.begin);
     if (p.text < 0) continue;
+    const size_t at = out.size();
     append_shown(out, texts[p.text], p.shown);
+    if (where && out.size() > at) where->push_back({at, out.size()});
   }
+  if (where) chat::merge_ranges(*where);
   return out;
 }
 
@@ -98,52 +105,6 @@ struct Shape {
   std::vector<MarkedRender> renders;
   size_t bytes = 0;
 };
-
-// The value's bytes, each part tagged and sized, so that equal keys mean equal
-// values (types included: 1, 1.0 and true differ). False for values JSON cannot
-// hold.
-bool append_shape(std::string& out, const Value& v) {
-  auto put_size = [&](size_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
-  switch (v.type()) {
-    case Type::None:
-      out += 'n';
-      return true;
-    case Type::Bool:
-      out += v.as_bool() ? 't' : 'f';
-      return true;
-    case Type::Int: {
-      out += 'i';
-      int64_t i = v.as_int();
-      out.append(reinterpret_cast<const char*>(&i), sizeof i);
-      return true;
-    }
-    case Type::Float: {
-      out += 'd';
-      double d = v.as_float();
-      out.append(reinterpret_cast<const char*>(&d), sizeof d);
-      return true;
-    }
-    case Type::Str:
-      out += v.is_markup() ? 'M' : 's';
-      put_size(v.str().size());
-      out += v.str();
-      return true;
-    case Type::List:
-      out += static_cast<char>('0' + static_cast<int>(v.list_obj().lkind));
-      put_size(v.items().size());
-      for (const auto& x : v.items())
-        if (!append_shape(out, x)) return false;
-      return true;
-    case Type::Dict:
-      out += 'm';
-      put_size(v.dict_obj().entries.size());
-      for (const auto& [k, x] : v.dict_obj().entries)
-        if (!append_shape(out, k) || !append_shape(out, x)) return false;
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const RenderKey& x, const RenderKey& y) {
@@ -155,7 +116,13 @@ bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b)
 
 struct RenderCache::Impl {
   TestedLiterals literals;
-  std::unordered_map<std::string, Shape> shapes;
+  // Looked up by string_view: the key of a conversation is made in key_buffer.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> shapes;
+  std::string key_buffer;
   size_t bytes = 0;
   bool on = true;
 
@@ -185,7 +152,9 @@ RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl
 RenderCache::~RenderCache() = default;
 
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
-                                                   const std::vector<RenderKey>& keys, const RenderFn& render) {
+                                                   const std::vector<RenderKey>& keys, const RenderFn& render,
+                                                   std::vector<TextRanges>* ranges) {
+  if (ranges) ranges->clear();
   auto real = [&] {
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
@@ -201,32 +170,34 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     ++stats_.screened;
     return real();
   }
-  std::string key;
-  key.reserve(4096);
-  if (!append_shape(key, marked.messages) || !append_shape(key, variables)) return real();  // not cached
+  ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
+  if (!shape_key.add(marked.messages) || !shape_key.add(variables)) return real();  // not cached
+  const std::string_view key = shape_key.view();
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
     const Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
     std::vector<chat::CaseResult> out(s.renders.size());
+    if (ranges) ranges->resize(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const MarkedRender& r = s.renders[i];
       out[i].ok = r.ok;
       if (r.ok)
-        out[i].text = put_back(r, marked.texts);
+        out[i].text = put_back(r, marked.texts, ranges ? &(*ranges)[i] : nullptr);
       else
         out[i].error = r.error, out[i].message = r.message;
     }
     return out;
   }
   // A new shape: rendered both ways, kept when the marked renders give the real
-  // ones back.
+  // ones back. A conversation that does not render is kept as its one failed
+  // render (the rest are not made).
   std::vector<chat::CaseResult> out = real();
   Shape s;
   s.keys = keys;
-  s.usable = out.size() == keys.size();
+  s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
   try {
-    for (size_t i = 0; s.usable && i < keys.size(); ++i) {
+    for (size_t i = 0; s.usable && i < out.size(); ++i) {
       chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
       MarkedRender r;
       r.ok = m.ok;
@@ -248,6 +219,11 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   }
   if (s.usable) {
     ++stats_.learned;
+    if (ranges) {
+      ranges->resize(s.renders.size());
+      for (size_t i = 0; i < s.renders.size(); ++i)
+        if (s.renders[i].ok) put_back(s.renders[i], marked.texts, &(*ranges)[i]);
+    }
   } else {
     ++stats_.refused_shapes;
     s.renders.clear();  // remembered as a shape to render for real
@@ -259,7 +235,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     im.bytes = 0;
   }
   im.bytes += s.bytes;
-  im.shapes.emplace(std::move(key), std::move(s));
+  im.shapes.emplace(std::string(key), std::move(s));
   const size_t seen = stats_.learned + stats_.refused_shapes;
   if ((stats_.learned == 0 && stats_.refused_shapes >= 8) || (seen >= kTrialShapes && stats_.hits < seen)) {
     im.on = false;  // shapes do not repeat, or none passes: every conversation

@@ -42,6 +42,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chat/render_case.hpp"
@@ -59,6 +60,10 @@ struct RenderKey {
 
 using RenderFn = std::function<chat::CaseResult(const Value& messages, size_t count, bool generation_prompt)>;
 
+// Where the message texts (numbered as chat::mark_message_texts numbers them) stand in a
+// render: byte ranges, sorted, adjacent ones merged.
+using TextRanges = std::vector<std::pair<size_t, size_t>>;
+
 struct RenderCacheStats {
   size_t hits = 0, learned = 0, refused_shapes = 0, screened = 0;
 };
@@ -74,9 +79,13 @@ class RenderCache {
 
   // The renders for `keys`, in order, of `messages` with `variables` (the
   // context without the messages and the flags). `render` renders for real (any
-  // messages list, same variables).
+  // messages list, same variables). With `ranges`: when the renders were put
+  // together from a shape's marker renders (or checked against them), where
+  // the texts stand in each one that rendered (one entry per render); left
+  // empty otherwise.
   std::vector<chat::CaseResult> renders(const Value& messages, const Value& variables,
-                                        const std::vector<RenderKey>& keys, const RenderFn& render);
+                                        const std::vector<RenderKey>& keys, const RenderFn& render,
+                                        std::vector<TextRanges>* ranges = nullptr);
 
   const RenderCacheStats& stats() const { return stats_; }
 

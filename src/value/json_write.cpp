@@ -1,8 +1,10 @@
 // json.dumps exactly like CPython 3.11 (Lib/json/encoder.py and Modules/_json.c).
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -17,9 +19,15 @@ namespace {
 constexpr int kMaxDepth = 1000;
 constexpr char kHex[] = "0123456789abcdef";
 
-void append_u(std::string& out, uint32_t c) {
-  char b[6] = {'\\', 'u', kHex[(c >> 12) & 15], kHex[(c >> 8) & 15], kHex[(c >> 4) & 15], kHex[c & 15]};
-  out.append(b, 6);
+// Writes \uXXXX at d; returns the end.
+char* put_u(char* d, uint32_t c) {
+  *d++ = '\\';
+  *d++ = 'u';
+  *d++ = kHex[(c >> 12) & 15];
+  *d++ = kHex[(c >> 8) & 15];
+  *d++ = kHex[(c >> 4) & 15];
+  *d++ = kHex[c & 15];
+  return d;
 }
 
 // Short escape for the characters Python writes with one letter, else 0.
@@ -277,38 +285,55 @@ void Writer::dict(const DictObj& d, int depth) {
 void dump_string(std::string& out, std::string_view s, bool ensure_ascii) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
-  out.reserve(out.size() + n + 2);
+  // Written through a pointer into a scratch buffer with room for the worst case (a byte becomes
+  // at most six), a slice of the input at a time so that the room stays small, then appended:
+  // escapes are dense in some texts (JSON shown in a prompt), and appending each one to the
+  // string costs more than the text.
+  constexpr size_t kSlice = size_t{1} << 15;
+  thread_local std::unique_ptr<char[]> scratch;
+  thread_local size_t scratch_size = 0;
   out += '"';
-  size_t run = 0;  // start of the pending raw run
   for (size_t i = 0; i < n;) {
-    i = next_escape(p, i, n, ensure_ascii);
-    if (i >= n) break;
-    unsigned char c = p[i];
-    out.append(s.data() + run, i - run);
-    if (c < 0x80) {
-      if (char e = short_escape(c)) {
-        out += '\\';
-        out += e;
-      } else {
-        append_u(out, c);  // other controls, and DEL with ensure_ascii
-      }
-      ++i;
-    } else {
-      uint32_t cp;
-      size_t len = decode_wtf8(p, n, i, cp);
-      if (len == 0) len = 1;  // invalid byte: written as U+FFFD
-      if (cp >= 0x10000) {
-        cp -= 0x10000;
-        append_u(out, 0xD800 | (cp >> 10));
-        append_u(out, 0xDC00 | (cp & 0x3FF));
-      } else {
-        append_u(out, cp);
-      }
-      i += len;
+    const size_t stop = std::min(n, i + kSlice);
+    const size_t room = 6 * (stop - i) + 24;  // + 24: a character read past `stop` (up to 3 bytes)
+    if (scratch_size < room) {
+      scratch_size = std::max(room, size_t{4096});
+      scratch.reset(new char[scratch_size]);
     }
-    run = i;
+    char* const start = scratch.get();
+    char* d = start;
+    for (;;) {
+      const size_t plain = next_escape(p, i, stop, ensure_ascii);
+      std::memcpy(d, p + i, plain - i);
+      d += plain - i;
+      i = plain;
+      if (i >= stop) break;
+      const unsigned char c = p[i];
+      if (c < 0x80) {
+        if (char e = short_escape(c)) {
+          *d++ = '\\';
+          *d++ = e;
+        } else {
+          d = put_u(d, c);  // other controls, and DEL with ensure_ascii
+        }
+        ++i;
+      } else {
+        uint32_t cp;
+        size_t len = decode_wtf8(p, n, i, cp);
+        if (len == 0) len = 1;  // invalid byte: written as U+FFFD
+        if (cp >= 0x10000) {
+          cp -= 0x10000;
+          d = put_u(d, 0xD800 | (cp >> 10));
+          d = put_u(d, 0xDC00 | (cp & 0x3FF));
+        } else {
+          d = put_u(d, cp);
+        }
+        i += len;
+      }
+      if (i >= stop) break;
+    }
+    out.append(start, static_cast<size_t>(d - start));
   }
-  out.append(s.data() + run, n - run);
   out += '"';
 }
 

@@ -99,6 +99,10 @@ TEST(ConvertPipeline, OutputOrderIndependentOfThreads) {
   EXPECT_EQ(two.stats.converted, one.stats.converted);
   std::string summary = summary_text(two.stats);
   EXPECT_NE(summary.find("420 rows, 120 converted, 300 bad"), std::string::npos) << summary;
+  // One thread, one labeler: the first copy's two good rows are rendered, the 59 copies after
+  // them take their renders from those; the summary says how many.
+  EXPECT_EQ(one.stats.reused, 118u);
+  EXPECT_NE(summary_text(one.stats).find("reuse: 118 of 120 conversations"), std::string::npos) << summary_text(one.stats);
 }
 
 TEST(ConvertPipeline, MissingModelOrInputStopsTheRun) {

@@ -187,6 +187,27 @@ TEST(ConvertRenderCache, FailuresAreKeptAsFailures) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
+// A conversation that does not render at all: its shape keeps the one failed
+// render, and the next conversation of that shape gets the same failure
+// without rendering.
+TEST(ConvertRenderCache, ConversationsThatDoNotRenderAreKeptAsOneFailure) {
+  Rig rig(R"({% for m in messages %}{{ m.content }}{% if m.tool_calls %}{{ m.content + m.tool_calls }}{% endif %}{% endfor %})");
+  for (const char* answer : {"Sunny.", "Rainy, \"cold\"."}) {
+    Value messages = json::parse(conversation("Weather?", answer));
+    auto keys = Rig::keys_of(messages);
+    RenderFn fn = [&](const Value& m, size_t count, bool agp) { return rig.render(m, count, agp); };
+    std::vector<chat::CaseResult> got = rig.cache.renders(messages, Value::dict(), keys, fn);
+    chat::CaseResult want = rig.render(messages, keys[0].count, keys[0].generation_prompt);
+    ASSERT_FALSE(want.ok);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_FALSE(got[0].ok);
+    EXPECT_EQ(got[0].error, want.error);
+    EXPECT_EQ(got[0].message, want.message);
+  }
+  EXPECT_EQ(rig.cache.stats().learned, 1u);
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
 TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheTree) {
   TestedLiterals l = tested_literals(jinja::Template::compile(
       R"(text 'not in a tag' in {# 'a comment' in c #}{% if '</think>' in c and c.startswith("<tool_response>") %})"
@@ -212,7 +233,7 @@ TEST(ConvertRenderCache, TemplateUsesListsTheNamesLookedUp) {
 // Every corpus template, natively and with polyfills, on the corpus
 // conversations varied five ways (plain, texts with tested strings, padded
 // texts, quotes, plain again): the labels with reuse equal the labels without
-// it, and reuse happens.
+// it, and so do the places of the texts (convert --tokenizer), and reuse happens.
 TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
   std::vector<Value> contexts;
   for (const auto& e : fs::directory_iterator("tests/corpus/contexts")) {
@@ -240,6 +261,7 @@ TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
     const std::string name = e.path().stem().string();
     for (bool polyfill : {false, true}) {
       LabelOptions with;
+      with.locate_texts = true;  // where the texts stand (convert --tokenizer): from the markers with reuse
       std::string tokens = "tests/corpus/templates/" + name + ".tokens.json";
       if (fs::exists(tokens)) with.special_tokens = json::parse_file(tokens);
       if (polyfill) with.polyfills = chat::PolyfillOptions{};
@@ -264,7 +286,11 @@ TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
           }
           ASSERT_EQ(ea, eb);
           ASSERT_EQ(la.rows.size(), lb.rows.size());
-          for (size_t r = 0; r < la.rows.size(); ++r) ASSERT_EQ(row_json(la.rows[r]), row_json(lb.rows[r]));
+          for (size_t r = 0; r < la.rows.size(); ++r) {
+            ASSERT_EQ(row_json(la.rows[r]), row_json(lb.rows[r]));
+            EXPECT_EQ(la.rows[r].plain, lb.rows[r].plain) << "row " << r;
+            EXPECT_EQ(la.rows[r].texts_not_found, lb.rows[r].texts_not_found) << "row " << r;
+          }
           ASSERT_EQ(la.turns.size(), lb.turns.size());
           for (size_t t = 0; t < la.turns.size(); ++t) {
             EXPECT_EQ(la.turns[t].served, lb.turns[t].served);

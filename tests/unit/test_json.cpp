@@ -422,6 +422,31 @@ TEST(json, DumpIndentHelperAndAppend) {
   EXPECT_EQ(json::dumps(S("a\xff")), R"("a\ufffd")");
 }
 
+// A long text is written a slice at a time: what it gives equals writing its pieces one by one,
+// whatever character (escaped, multi-byte, four-byte) falls on a slice's edge, and the text
+// parses back.
+TEST(json, LongTextsDumpAsTheirPieces) {
+  const std::string pieces[] = {"plain words ", "\"q\"", "\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x01", "\\"};
+  for (bool ensure_ascii : {false, true})
+    for (size_t shift = 0; shift < 12; ++shift) {
+      std::string text(32768 - 6 + shift, 'a'), want;
+      json::dump_string(want, text, ensure_ascii);
+      want.pop_back();
+      for (size_t k = 0; text.size() < 100000; ++k) {
+        const std::string& p = pieces[k % 8];
+        text += p;
+        std::string one;
+        json::dump_string(one, p, ensure_ascii);
+        want.append(one, 1, one.size() - 2);
+      }
+      want += '"';
+      std::string got;
+      json::dump_string(got, text, ensure_ascii);
+      ASSERT_EQ(got, want) << "shift " << shift;
+      EXPECT_EQ(json::parse(got).str(), text);
+    }
+}
+
 TEST(json, RoundTripIsStable) {
   const char* docs[] = {
       R"({"messages": [{"role": "user", "content": "hi \u00e9 \ud83d\ude00"}], "n": [1, 2.5, -0.0, 1e+300]})",
