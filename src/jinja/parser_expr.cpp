@@ -24,25 +24,20 @@ Expr* Parser::parse_condexpr() {
   return e1;
 }
 
-Expr* Parser::parse_or() {
-  uint32_t pos = cur().pos;
-  Expr* l = parse_and();
-  ChainGuard chain(*this);
-  while (skip_name("or")) {
-    chain.link();
-    l = arena_.expr<LogicExpr>(EK::Or, pos, l, parse_and());
-    pos = cur().pos;
-  }
-  return l;
-}
+Expr* Parser::parse_or() { return parse_logic(EK::Or); }
+Expr* Parser::parse_and() { return parse_logic(EK::And); }
 
-Expr* Parser::parse_and() {
+// `a or b or c` (operands: and-expressions) and `a and b` (operands: not-expressions), left
+// associative as Jinja2's parse_or/parse_and.
+Expr* Parser::parse_logic(EK kind) {
+  const char* keyword = kind == EK::Or ? "or" : "and";
+  auto operand = [&] { return kind == EK::Or ? parse_and() : parse_not(); };
   uint32_t pos = cur().pos;
-  Expr* l = parse_not();
+  Expr* l = operand();
   ChainGuard chain(*this);
-  while (skip_name("and")) {
+  while (skip_name(keyword)) {
     chain.link();
-    l = arena_.expr<LogicExpr>(EK::And, pos, l, parse_not());
+    l = arena_.expr<LogicExpr>(kind, pos, l, operand());
     pos = cur().pos;
   }
   return l;
@@ -80,19 +75,7 @@ Expr* Parser::parse_compare() {
   return c ? c : e;
 }
 
-Expr* Parser::parse_math1() {
-  uint32_t pos = cur().pos;
-  Expr* l = parse_concat();
-  ChainGuard chain(*this);
-  while (is(Tok::Add) || is(Tok::Sub)) {
-    chain.link();
-    BinOp op = is(Tok::Add) ? BinOp::Add : BinOp::Sub;
-    advance();
-    l = arena_.expr<BinaryExpr>(pos, op, l, parse_concat());
-    pos = cur().pos;
-  }
-  return l;
-}
+Expr* Parser::parse_math1() { return parse_binary(BinLevel::Sum); }
 
 Expr* Parser::parse_concat() {
   uint32_t pos = cur().pos;
@@ -104,32 +87,46 @@ Expr* Parser::parse_concat() {
   return c;
 }
 
-Expr* Parser::parse_math2() {
-  uint32_t pos = cur().pos;
-  Expr* l = parse_pow();
-  ChainGuard chain(*this);
-  while (true) {
-    BinOp op;
-    if (is(Tok::Mul)) op = BinOp::Mul;
-    else if (is(Tok::Div)) op = BinOp::Div;
-    else if (is(Tok::FloorDiv)) op = BinOp::FloorDiv;
-    else if (is(Tok::Mod)) op = BinOp::Mod;
-    else break;
-    chain.link();
-    advance();
-    l = arena_.expr<BinaryExpr>(pos, op, l, parse_pow());
-    pos = cur().pos;
+Expr* Parser::parse_math2() { return parse_binary(BinLevel::Product); }
+Expr* Parser::parse_pow() { return parse_binary(BinLevel::Power); }
+
+// The operator of `level` at the current token, if there is one.
+static bool binary_op_at(BinLevel level, Tok t, BinOp& op) {
+  switch (level) {
+    case BinLevel::Sum:
+      if (t == Tok::Add) op = BinOp::Add;
+      else if (t == Tok::Sub) op = BinOp::Sub;
+      else return false;
+      return true;
+    case BinLevel::Product:
+      if (t == Tok::Mul) op = BinOp::Mul;
+      else if (t == Tok::Div) op = BinOp::Div;
+      else if (t == Tok::FloorDiv) op = BinOp::FloorDiv;
+      else if (t == Tok::Mod) op = BinOp::Mod;
+      else return false;
+      return true;
+    case BinLevel::Power:
+      op = BinOp::Pow;
+      return t == Tok::Pow;
   }
-  return l;
+  return false;
 }
 
-Expr* Parser::parse_pow() {
+// One left-associative level of binary operators (Jinja2's parse_math1, parse_math2, parse_pow):
+// `a + b - c` over concatenations, `a * b / c` over powers, `a ** b` over unary expressions.
+Expr* Parser::parse_binary(BinLevel level) {
+  auto operand = [&] {
+    return level == BinLevel::Sum ? parse_concat()
+         : level == BinLevel::Product ? parse_pow() : parse_unary(UnaryFilters::Apply);
+  };
   uint32_t pos = cur().pos;
-  Expr* l = parse_unary(UnaryFilters::Apply);
+  Expr* l = operand();
   ChainGuard chain(*this);
-  while (skip_if(Tok::Pow)) {
+  BinOp op;
+  while (binary_op_at(level, cur().type, op)) {
     chain.link();
-    l = arena_.expr<BinaryExpr>(pos, BinOp::Pow, l, parse_unary(UnaryFilters::Apply));
+    advance();
+    l = arena_.expr<BinaryExpr>(pos, op, l, operand());
     pos = cur().pos;
   }
   return l;

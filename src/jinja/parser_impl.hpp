@@ -19,6 +19,8 @@ enum class EndTag : bool { Keep, Drop };
 enum class FilterStart : bool { AtPipe, AtName };
 // parse_unary(with_filter=...): Leave for the operand of `-`, so that `-x|f` is `(-x)|f`.
 enum class UnaryFilters : bool { Leave, Apply };
+// The levels of left-associative binary operators: + -, then * / // %, then **.
+enum class BinLevel : uint8_t { Sum, Product, Power };
 
 class Parser {
  public:
@@ -158,12 +160,14 @@ class Parser {
   Expr* parse_condexpr();
   Expr* parse_or();
   Expr* parse_and();
+  Expr* parse_logic(EK kind);  // Or, And
   Expr* parse_not();
   Expr* parse_compare();
   Expr* parse_math1();
   Expr* parse_concat();
   Expr* parse_math2();
   Expr* parse_pow();
+  Expr* parse_binary(BinLevel level);
   Expr* parse_unary(UnaryFilters filters);
   Expr* parse_primary(bool with_ns = false);
   bool is_tuple_end(const char* extra) const;
