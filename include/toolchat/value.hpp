@@ -17,6 +17,7 @@
 // dict_obj()) assume the caller tested the type first.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -55,6 +56,10 @@ struct Obj {
   virtual void held_values(std::vector<const Value*>& out) const { (void)out; }
   Obj(const Obj&) = delete;
   Obj& operator=(const Obj&) = delete;
+  // Objects are made and dropped by the dozen per render: their blocks are recycled per thread
+  // (src/value/obj_pool.cpp), not returned to malloc each time.
+  static void* operator new(std::size_t n);
+  static void operator delete(void* p, std::size_t n) noexcept;
 };
 
 class Value;

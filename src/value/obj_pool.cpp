@@ -1,0 +1,100 @@
+// Heap objects (strings, lists, dicts, engine objects) come and go by the dozen in every render;
+// their blocks are kept per thread by size and handed out again, without malloc's bookkeeping.
+// A block freed on another thread than the one that made it joins that thread's lists (the
+// lists hold plain memory, whichever thread carved it). Bounded per size; what a thread keeps
+// is freed when it ends. Under a sanitizer every object is its own allocation, so that
+// use-after-free and leaks stay visible.
+#include <cstdlib>
+#include <new>
+
+#include "toolchat/value.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TOOLCHAT_OBJ_POOL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define TOOLCHAT_OBJ_POOL 0
+#endif
+#endif
+#ifndef TOOLCHAT_OBJ_POOL
+#define TOOLCHAT_OBJ_POOL 1
+#endif
+
+namespace toolchat {
+
+#if TOOLCHAT_OBJ_POOL
+namespace {
+
+constexpr size_t kGrain = 16;
+constexpr size_t kClasses = 12;      // blocks of 16, 32 ... 192 bytes; larger ones go to malloc
+constexpr uint32_t kKeepPerClass = 512;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+// Trivially destructible, so that it stays usable while the thread's destructors run (a
+// Value in a thread_local or static object may be dropped after the Drain below).
+struct Lists {
+  FreeBlock* head[kClasses];
+  uint32_t count[kClasses];
+  bool drain_registered;
+  bool closed;  // the thread is ending: blocks go back to malloc
+};
+thread_local Lists lists;
+
+struct Drain {
+  ~Drain() {
+    lists.closed = true;
+    for (size_t c = 0; c < kClasses; ++c) {
+      while (FreeBlock* b = lists.head[c]) {
+        lists.head[c] = b->next;
+        ::operator delete(b);
+      }
+      lists.count[c] = 0;
+    }
+  }
+};
+
+size_t class_of(size_t n) { return (n + kGrain - 1) / kGrain - 1; }
+
+}  // namespace
+
+void* Obj::operator new(size_t n) {
+  size_t c = class_of(n);
+  if (c < kClasses) {
+    if (FreeBlock* b = lists.head[c]) {
+      lists.head[c] = b->next;
+      --lists.count[c];
+      return b;
+    }
+    return ::operator new((c + 1) * kGrain);
+  }
+  return ::operator new(n);
+}
+
+void Obj::operator delete(void* p, size_t n) noexcept {
+  size_t c = class_of(n);
+  if (c < kClasses && lists.count[c] < kKeepPerClass && !lists.closed) {
+    if (!lists.drain_registered) [[unlikely]] {
+      lists.drain_registered = true;
+      thread_local Drain drain;  // constructed here, once per thread: registers its destructor
+      (void)drain;
+    }
+    auto* b = static_cast<FreeBlock*>(p);
+    b->next = lists.head[c];
+    lists.head[c] = b;
+    ++lists.count[c];
+    return;
+  }
+  ::operator delete(p);
+}
+
+#else
+
+void* Obj::operator new(size_t n) { return ::operator new(n); }
+void Obj::operator delete(void* p, size_t) noexcept { ::operator delete(p); }
+
+#endif
+
+}  // namespace toolchat
