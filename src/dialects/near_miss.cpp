@@ -92,7 +92,9 @@ class Recovering final : public StreamParser, private Sink {
       // The family's parser says "not a call" right after giving back text recovered as one.
       if (just_recovered && w->kind == WarningKind::MalformedCall) return;
       if (!held_.empty()) {
-        held_warnings_.push_back(std::move(*w));  // decided with the text it is about
+        // Decided with the text it is about, and sent where it came in that text: the held text
+        // is sent in pieces that depend on the chunking, the warning's place must not.
+        held_warnings_.push_back({held_.size(), std::move(*w)});
         return;
       }
     }
@@ -169,27 +171,38 @@ class Recovering final : public StreamParser, private Sink {
     }
   }
 
-  // Sends the first n held bytes as content (with the warnings held with them).
+  // Sends the first n held bytes as content, each held warning at its place in them.
   void flush(size_t n) {
+    size_t sent = 0, k = 0;
+    for (; k < held_warnings_.size() && held_warnings_[k].at <= n; ++k) {
+      size_t at = held_warnings_[k].at;
+      if (at > sent) out_->on(ContentDelta{held_.substr(sent, at - sent)});
+      sent = at;
+      out_->on(std::move(held_warnings_[k].w));
+    }
+    if (n > sent) out_->on(ContentDelta{held_.substr(sent, n - sent)});
+    drop(n, k);
+  }
+
+  // Forgets the first n held bytes and the first k held warnings.
+  void drop(size_t n, size_t k) {
+    held_warnings_.erase(held_warnings_.begin(), held_warnings_.begin() + static_cast<std::ptrdiff_t>(k));
+    for (HeldWarning& hw : held_warnings_) hw.at -= n;
     if (n > 0) {
-      out_->on(ContentDelta{held_.substr(0, n)});
       held_.erase(0, n);
       close_from_ = 0;
-    }
-    if (held_.empty()) {
-      for (Warning& w : held_warnings_) out_->on(std::move(w));
-      held_warnings_.clear();
     }
   }
 
   // The first n held bytes were these calls.
   void recover(const std::vector<Call>& calls, size_t n) {
-    held_.erase(0, n);
-    // The family's parser said "not a call" about this text (a <tool_call> holding an array): it is one.
-    std::vector<Warning> keep;
-    for (Warning& w : held_warnings_)
-      if (w.kind != WarningKind::MalformedCall) keep.push_back(std::move(w));
-    held_warnings_ = std::move(keep);
+    // The warnings about this text: the family's parser said "not a call" (a <tool_call> holding an
+    // array), but it is one; any other follows the calls.
+    std::vector<Warning> about;
+    size_t k = 0;
+    for (; k < held_warnings_.size() && held_warnings_[k].at <= n; ++k)
+      if (held_warnings_[k].w.kind != WarningKind::MalformedCall) about.push_back(std::move(held_warnings_[k].w));
+    drop(n, k);
     just_recovered_ = true;
     for (const Call& c : calls) {
       size_t idx = next_++;
@@ -197,7 +210,7 @@ class Recovering final : public StreamParser, private Sink {
       out_->on(ToolArgsDelta{idx, c.args});
       out_->on(ToolCallEnd{idx});
     }
-    if (held_.empty()) flush(0);
+    for (Warning& w : about) out_->on(std::move(w));
   }
 
   // <function=NAME>{args}</function> or <function name="NAME">{args}</function>: inner is what
@@ -264,7 +277,11 @@ class Recovering final : public StreamParser, private Sink {
   bool tags_;  // the tag forms too (NearMissForms::All)
   Sink* out_ = nullptr;
   std::string held_;                    // content not sent yet
-  std::vector<Warning> held_warnings_;  // warnings that came while text was held
+  struct HeldWarning {
+    size_t at;  // the held text before it
+    Warning w;
+  };
+  std::vector<HeldWarning> held_warnings_;  // warnings that came while text was held
   bool seen_text_ = false;              // anything but whitespace has come
   bool whole_ = false;                  // the output started with {, [ or ```: held to the end
   size_t close_from_ = 0;               // where the close of the form held at the front is looked for next

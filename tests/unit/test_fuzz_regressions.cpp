@@ -20,9 +20,9 @@ std::string events_text(const std::vector<Event>& ev) {
   return out;
 }
 
-std::string parse_in_chunks(const Dialect& d, const std::string& text, size_t chunk) {
+std::string parse_in_chunks(const Dialect& d, const std::string& text, size_t chunk, const ParseOptions& o = {}) {
   EventLog log;
-  auto p = d.make_parser(ParseOptions{});
+  auto p = d.make_parser(o);
   for (size_t i = 0; i < text.size(); i += chunk) p->feed(std::string_view(text).substr(i, chunk), log);
   p->finish(log);
   return events_text(log.events);
@@ -133,5 +133,44 @@ TEST(FuzzRegressions, GlmTextSegmentTrailingSpaceSameInAnyChunking) {
       std::string whole = parse_in_chunks(*d, text, text.size());
       for (size_t chunk : {1, 3, 4, 9}) EXPECT_EQ(parse_in_chunks(*d, text, chunk), whole) << name << " chunk " << chunk;
     }
+  }
+}
+
+// fuzz_dialect_stream (tools given): Hermes's near-miss recovery held the family parser's warnings
+// while it held text that could still be a near-miss form, and sent them only once it held no text
+// at all, so a malformed_call warning fell after however much text a chunk had brought in (after
+// all of it in the whole parse, after "… </tool_call> o" in one chunking), and a "\n" between a
+// given-back block and the next call landed on either side of it. A held warning is now sent at
+// its place in the held text. Every chunk size is compared with the whole parse.
+TEST(FuzzRegressions, HermesNearMissHeldWarningSameInAnyChunking) {
+  const Dialect* d = find("hermes");
+  ASSERT_NE(d, nullptr);
+  ParseOptions o;
+  o.tools = json::parse(
+      R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}},)"
+      R"({"type":"function","function":{"name":"f","parameters":{"type":"object"}}}])");
+  o.id_seed = 7;
+  const std::string malformed_twice = "<tool_call>\nnot json\n</tool_call> okl_call>\nnot json\n</tool_call> ok";
+  const std::string given_back_then_call =  // the fuzzer's input, mutated bytes kept
+      "<tool_call>\n{\"name\": \"get_weather\", \"argu } :,\xA9} ,}}]},[b]\xC3::{,\xA9" "b][:b\"{],\xA9"
+      ", , \"\",\n\xC3:,a,\xA9\xC3[\\\xC3" "ab\n]\n,[]]b{]\xA9,]\n\\[\na]\xC3\xC3\xA9\\{\xC3 a\xC3{:a ["
+      "\"}\xA9[]:\xA9{[\\,]\\b]\\}{[ ]a{\xA9\xC3\xA9" "b\xA9[\"b [,\n[aa\":a\" [b\"\\\n \\\\\"a:]\"}\xA9"
+      "[}bb ],},\xA9}a]\n:b\":,[aa\\,\" \xC3" "a}b \xC3 ab\\:{\\{\xC3 \",\xC3][[aaa {b{\xA9\xC3\"\xA9\\"
+      "a[\n\xA9,\xA9]\"]\xA9},\",\xA9,b\xC3\\\xC3ments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_c"
+      "all>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Bern\"}}\n</tool_call>";
+  const std::string given_back_then_call_small =
+      "<tool_call>\n{\"name\": \"get_weather\", \"argu\" ] x\n</tool_call>\n<tool_call>\n"
+      "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Bern\"}}\n</tool_call>";
+  for (const std::string& text : {malformed_twice, given_back_then_call, given_back_then_call_small}) {
+    std::string whole = parse_in_chunks(*d, text, text.size(), o);
+    for (size_t chunk = 1; chunk < text.size(); ++chunk)
+      ASSERT_EQ(parse_in_chunks(*d, text, chunk, o), whole) << "chunk " << chunk << " of\n" << text;
+    // The warning follows the text the family's parser gave back with it, not the text after.
+    std::string expected_head = text == malformed_twice ? "<tool_call>\\n" : "<tool_call>\\n{\\\"name\\\": \\\"get_weather\\\", \\\"argu";
+    size_t w = whole.find("\"malformed_call\"");
+    ASSERT_NE(w, std::string::npos) << whole;
+    EXPECT_TRUE(whole.starts_with("{\"type\": \"content\"")) << whole;
+    EXPECT_LT(whole.find(expected_head), w) << whole;
+    EXPECT_NE(whole.find("\"content\"", w), std::string::npos) << "text after the warning:\n" << whole;
   }
 }
