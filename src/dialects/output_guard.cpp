@@ -97,7 +97,7 @@ class GuardedParser final : public StreamParser, private Sink {
     if (!ended_.empty()) settle_ended();
     if (auto* b = std::get_if<ToolCallBegin>(&e)) {
       if (map_.size() <= b->index) map_.resize(b->index + 1, kHeldCall);
-      if (check_tools_ && !tool_known(tools_, b->name)) {
+      if (call_kept_as_content(tools_, b->name)) {
         held_.resize(map_.size());
         held_[b->index] = Held{b->name, {}, false};
         out_->on(Warning{WarningKind::UnknownTool,

@@ -3,6 +3,7 @@
 
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
+#include "dialects/tool_fields.hpp"
 #include "value/json.hpp"
 
 namespace toolchat::dialects {
@@ -65,6 +66,8 @@ class ReactParser final : public scan::ParserBase {
           advance(lines_[k].size());
           name_ = std::string(name);
           args_.clear();
+          // A call the guard keeps as content is content before a later "Final Answer:" too.
+          if (call_kept_as_content(opts_.tools, name_)) content_seen_ = true;
           st_ = St::InputStart;
           return true;
         }

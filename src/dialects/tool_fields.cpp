@@ -30,6 +30,10 @@ bool tool_known(const Value& tools, std::string_view name) {
   return !tools.is_list() || tool_function(tools, name) != nullptr;
 }
 
+bool call_kept_as_content(const Value& tools, std::string_view name) {
+  return tools.is_list() && !tools.items().empty() && tool_function(tools, name) == nullptr;
+}
+
 Value function_objects(const Value& tools) {
   std::vector<Value> fns;
   for (const ToolFields& t : tool_fields(tools)) fns.push_back(t.function_json());

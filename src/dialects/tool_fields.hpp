@@ -28,5 +28,8 @@ Value function_objects(const Value& tools);
 const Value* tool_function(const Value& tools, std::string_view name);
 // Is `name` among the tools? True when there is no tool list to check against.
 bool tool_known(const Value& tools, std::string_view name);
+// Is a call to `name` kept as content (issue 12 §6: the request has tools and this is none of them)?
+// The output guard decides so; a family whose separators depend on content before them asks too.
+bool call_kept_as_content(const Value& tools, std::string_view name);
 
 }  // namespace toolchat::dialects

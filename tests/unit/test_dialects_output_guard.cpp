@@ -332,6 +332,31 @@ TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
   for (const Dialect* d : all()) EXPECT_GT(raw_by_family[std::string(d->name)], 0u) << d->name;
 }
 
+// Issue 12 parts 4 and 6: ReAct writes the line break before "Final Answer:" as a separator only
+// after content; a call to a tool the request does not offer is content too, so the break stays
+// between its text and the answer (the label alone is dropped, as after a call), in every chunking.
+TEST(OutputGuard, ReactUnknownToolKeepsTheBreakBeforeTheAnswer) {
+  const Dialect* d = find("react");
+  ASSERT_NE(d, nullptr);
+  ParseOptions o;
+  o.tools = tools_of(R"([{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}])");
+  const std::pair<std::string, std::string> cases[] = {  // input, content
+      {"Action: other_tool\nAction Input: x\nFinal Answer: y", "Action: other_tool\nAction Input: x\ny"},
+      {"Action: other_tool\nAction Input: {\"a\": 1}\nFinal Answer: y", "Action: other_tool\nAction Input: {\"a\": 1}\ny"},
+      {"Action: other_tool\nAction Input: [1]\nFinal Answer: y", "Action: other_tool\nAction Input: [1]\ny"},
+      {"Action: other_tool\nAction Input: x\nAction: f\nAction Input: z\nFinal Answer: y", "Action: other_tool\nAction Input: x\ny"},
+      {"Action: f\nAction Input: x\nFinal Answer: y", "y"},  // an offered tool: the answer alone
+  };
+  for (const auto& [in, content] : cases) {
+    SCOPED_TRACE(in);
+    auto whole = feed_cut(*d, o, in, {});
+    EXPECT_EQ(collect(whole).content, content);
+    std::vector<size_t> bytes;
+    for (size_t i = 1; i < in.size(); ++i) bytes.push_back(i);
+    EXPECT_EQ(events_text(whole), events_text(feed_cut(*d, o, in, bytes)));
+  }
+}
+
 // Issue 12 part 4: a DeepSeek tool calls block that cannot be read whole (a later call in it is not a
 // call) is content whole in the whole-message result: the calls already streamed from it are cut,
 // as a call cut by the end of the output is. A block recovered whole (missing inner markers) leaves
