@@ -21,7 +21,7 @@ class Glm4Parser final : public GlmSegmentParser {
  protected:
   bool accepts_name(std::string_view name) const override {
     if (!GlmSegmentParser::accepts_name(name)) return false;
-    return tool_known(opts_.tools, name);
+    return !call_kept_as_content(opts_.tools, name);
   }
 
   bool call_step(Sink& sink, bool /*eof: call_end() handles it*/) override {

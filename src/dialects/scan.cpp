@@ -164,7 +164,7 @@ void ParserBase::advance(size_t n) {
 
 void ParserBase::note_call(Sink& sink, size_t index, const std::string& name) {
   send_source(sink, recording_ ? std::string_view(raw()) : std::string_view(), true);
-  if (tool_known(opts_.tools, name)) return;
+  if (!call_kept_as_content(opts_.tools, name)) return;
   warn(sink, WarningKind::UnknownTool, "call to '" + name + "', which is not among the tools");
   // Without a recording the call's first bytes are gone: the guard's JSON form it is.
   if (recording_) src_ = Source{.on = true, .closed = false, .call = index, .text = raw(), .end = std::nullopt};

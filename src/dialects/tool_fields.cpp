@@ -26,10 +26,6 @@ const Value* tool_function(const Value& tools, std::string_view name) {
   return nullptr;
 }
 
-bool tool_known(const Value& tools, std::string_view name) {
-  return !tools.is_list() || tool_function(tools, name) != nullptr;
-}
-
 bool call_kept_as_content(const Value& tools, std::string_view name) {
   return tools.is_list() && !tools.items().empty() && tool_function(tools, name) == nullptr;
 }

@@ -26,10 +26,9 @@ Value function_objects(const Value& tools);
 
 // The function object ({"name", …}) of tool `name`; null when the list has no such tool.
 const Value* tool_function(const Value& tools, std::string_view name);
-// Is `name` among the tools? True when there is no tool list to check against.
-bool tool_known(const Value& tools, std::string_view name);
 // Is a call to `name` kept as content (issue 12 §6: the request has tools and this is none of them)?
-// The output guard decides so; a family whose separators depend on content before them asks too.
+// An empty list offers no tools: nothing to check against. The output guard decides by this; the
+// parsers ask too (their unknown-tool notice, GLM-4's bare name line, ReAct's separators).
 bool call_kept_as_content(const Value& tools, std::string_view name);
 
 }  // namespace toolchat::dialects

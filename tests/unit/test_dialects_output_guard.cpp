@@ -332,6 +332,27 @@ TEST(OutputGuard, UnknownToolKeepsTheModelsText) {
   for (const Dialect* d : all()) EXPECT_GT(raw_by_family[std::string(d->name)], 0u) << d->name;
 }
 
+// Issue 12 part 6 applies "when the request has tools": an empty tool list offers none to check
+// against, so every family reads its fixtures as without a list (the parsers' own unknown-tool
+// notice used to fire on an empty list while the guard let the call through: a streamed call,
+// then its text as a cut call).
+TEST(OutputGuard, EmptyToolListChecksNoNames) {
+  ParseOptions none, empty;
+  empty.tools = json::parse("[]");
+  size_t checked = 0;
+  for (const Dialect* d : all()) {
+    Value f = json::parse_file("tests/dialects/fixtures/" + std::string(d->name) + ".json");
+    for (const Value& c : f.dict_obj().find("cases")->items()) {
+      if (c.dict_obj().find("tools") || c.dict_obj().find("reasoning_open")) continue;
+      std::string in(c.dict_obj().find("input")->str());
+      SCOPED_TRACE(std::string(d->name) + ": " + in);
+      EXPECT_EQ(events_text(feed_cut(*d, empty, in, {})), events_text(feed_cut(*d, none, in, {})));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 28u);
+}
+
 // Issue 12 parts 4 and 6: ReAct writes the line break before "Final Answer:" as a separator only
 // after content; a call to a tool the request does not offer is content too, so the break stays
 // between its text and the answer (the label alone is dropped, as after a call), in every chunking.
