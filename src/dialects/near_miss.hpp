@@ -9,7 +9,9 @@
 // stays content as written. The family's canonical form is not touched and keeps streaming: this
 // wraps its parser and looks only at the content it emits, holding back only text that could still
 // be a near miss (from an opening tag to its close, or a whole output that starts with {, [ or ```),
-// decided when the close arrives or at the end of the output.
+// decided when the close arrives or at the end of the output. A warning of the family's parser that
+// comes while text is held goes out at its place in that text (dropped when the text it is about
+// becomes calls), so the events are the same for every chunking.
 #pragma once
 
 #include <memory>
