@@ -58,7 +58,7 @@ struct Call {
 class Recovering final : public StreamParser, private Sink {
  public:
   Recovering(std::unique_ptr<StreamParser> inner, const ParseOptions& o, NearMissForms forms)
-      : inner_(std::move(inner)), opts_(o), on_(o.tools.is_list() && !o.tools.items().empty()),
+      : inner_(std::move(inner)), opts_(o), on_(names_checked(o.tools)),
         tags_(forms == NearMissForms::All) {}
 
   void feed(std::string_view chunk, Sink& sink) override {

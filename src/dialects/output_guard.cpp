@@ -69,7 +69,7 @@ size_t valid_prefix(std::string_view s) {
 class GuardedParser final : public StreamParser, private Sink {
  public:
   GuardedParser(std::unique_ptr<StreamParser> inner, const ParseOptions& o)
-      : inner_(std::move(inner)), tools_(o.tools), check_tools_(o.tools.is_list() && !o.tools.items().empty()) {}
+      : inner_(std::move(inner)), tools_(o.tools), check_tools_(names_checked(o.tools)) {}
 
   void feed(std::string_view chunk, Sink& sink) override {
     out_ = &sink;

@@ -26,8 +26,10 @@ const Value* tool_function(const Value& tools, std::string_view name) {
   return nullptr;
 }
 
+bool names_checked(const Value& tools) { return tools.is_list() && !tools.items().empty(); }
+
 bool call_kept_as_content(const Value& tools, std::string_view name) {
-  return tools.is_list() && !tools.items().empty() && tool_function(tools, name) == nullptr;
+  return names_checked(tools) && tool_function(tools, name) == nullptr;
 }
 
 Value function_objects(const Value& tools) {

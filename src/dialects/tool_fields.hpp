@@ -26,6 +26,8 @@ Value function_objects(const Value& tools);
 
 // The function object ({"name", …}) of tool `name`; null when the list has no such tool.
 const Value* tool_function(const Value& tools, std::string_view name);
+// Whether call names are checked against `tools`: only a non-empty tool list names tools.
+bool names_checked(const Value& tools);
 // Is a call to `name` kept as content (issue 12 §6: the request has tools and this is none of them)?
 // An empty list offers no tools: nothing to check against. The output guard decides by this; the
 // parsers ask too (their unknown-tool notice, GLM-4's bare name line, ReAct's separators).
