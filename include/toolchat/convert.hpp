@@ -154,6 +154,8 @@ bool has_generation_tag(const std::string& source);
 // {"text": ..., "spans": [{"role", "train", "start", "end", "byte_start", "byte_end"}, ...]}
 // as one JSON line (no newline); start/end count code points as Python indexes the text.
 std::string row_json(const Row& row);
+// ... appended to `out` (no newline).
+void append_row_json(std::string& out, const Row& row);
 // The same object as a Value (for callers that hand rows on as objects, not text).
 Value row_value(const Row& row);
 

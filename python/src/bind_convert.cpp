@@ -1,18 +1,13 @@
-// convert_rows(): training-data rows -> the rows `toolchat convert` writes, each row converted by
-// the CLI's own row step (convert::convert_line / convert_row), over worker threads with the GIL
+// convert_rows(): training-data rows -> the rows `toolchat convert` writes, by the CLI's own run
+// (convert::run_convert with the module's input and output), over worker threads with the GIL
 // released.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <memory>
-#include <mutex>
+#include <functional>
 #include <optional>
 #include <string>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -27,19 +22,6 @@ namespace toolchat::py {
 namespace pyb = pybind11;
 
 namespace {
-
-// A row and, once a worker has converted it, what `toolchat convert` makes of it.
-struct RowJob {
-  size_t index = 0;                 // in `rows`
-  std::optional<std::string> text;  // a JSON line, parsed by the worker (as the CLI reads it)
-  Value row;                        // or a row given as a dict
-  convert::RowResult result;        // result.stats.rows == 0: a blank line, skipped as the CLI skips it
-};
-
-struct RowBatch {
-  std::vector<RowJob> jobs;
-  bool done = false;  // under Run::mu_
-};
 
 // As `toolchat convert` checks before its run: a syntax error in every template the rows could
 // use would make every row bad, so it is raised once, up front, with its position.
@@ -60,119 +42,23 @@ void check_templates_compile(const std::string& model, const std::optional<std::
   if (first) throw *first;
 }
 
-// The rows flow as the CLI's lines do (src/convert/pipeline.cpp): the calling thread reads rows
-// into batches (Python objects: the GIL held) and turns finished batches into Python rows in input
-// order, while `threads` workers convert batches without the GIL. At most 4 batches per worker are
-// in flight. The calling thread waits (GIL released) only when the oldest batch is not done.
-class Run {
- public:
-  static constexpr size_t kBatchRows = 64;
-
-  Run(const convert::ConvertConfig& cfg, std::vector<std::unique_ptr<convert::Labeler>>& labelers,
-      const tokenize::Tokenizer* tok)
-      : cfg_(cfg), max_in_flight_(labelers.size() * 4) {
-    for (auto& l : labelers) workers_.emplace_back([this, &labeler = *l, tok] { work(labeler, tok); });
-  }
-  ~Run() { stop(); }
-
-  // Queues a batch (GIL held); returns the finished batches at the front, oldest first, waiting
-  // for the oldest while too many are in flight.
-  std::vector<std::unique_ptr<RowBatch>> submit(std::unique_ptr<RowBatch> b) {
-    std::vector<std::unique_ptr<RowBatch>> ready;
-    std::unique_lock<std::mutex> lk(mu_);
-    in_order_.push_back(std::move(b));
-    pending_.push_back(in_order_.back().get());
-    work_cv_.notify_one();
-    take_done(lk, in_order_.size() > max_in_flight_, ready);
-    return ready;
-  }
-  // Every batch, in order, once all are done (GIL held on entry).
-  std::vector<std::unique_ptr<RowBatch>> finish() {
-    std::vector<std::unique_ptr<RowBatch>> ready;
-    std::unique_lock<std::mutex> lk(mu_);
-    while (!in_order_.empty()) take_done(lk, true, ready);
-    return ready;
-  }
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      closed_ = true;
-      pending_.clear();
-    }
-    work_cv_.notify_all();
-    for (auto& t : workers_) t.join();
-    workers_.clear();
-  }
-
- private:
-  void take_done(std::unique_lock<std::mutex>& lk, bool wait_for_one, std::vector<std::unique_ptr<RowBatch>>& ready) {
-    if (wait_for_one && !in_order_.empty() && !in_order_.front()->done) {
-      lk.unlock();
-      {
-        pybind11::gil_scoped_release unlocked;  // the GIL is never taken under mu_: workers never hold it
-        std::unique_lock<std::mutex> relock(mu_);
-        done_cv_.wait(relock, [&] { return in_order_.front()->done; });
-      }
-      lk.lock();
-    }
-    while (!in_order_.empty() && in_order_.front()->done) {
-      ready.push_back(std::move(in_order_.front()));
-      in_order_.pop_front();
-    }
-  }
-
-  void work(convert::Labeler& labeler, const tokenize::Tokenizer* tok) {
-    for (;;) {
-      RowBatch* b = nullptr;
-      {
-        std::unique_lock<std::mutex> lk(mu_);
-        work_cv_.wait(lk, [&] { return closed_ || !pending_.empty(); });
-        if (pending_.empty()) return;
-        b = pending_.front();
-        pending_.pop_front();
-      }
-      for (RowJob& job : b->jobs) {
-        if (job.text) {
-          convert::convert_line(labeler, cfg_, tok, *job.text, job.result);
-          job.text.reset();
-        } else {
-          convert::convert_row(labeler, cfg_, tok, job.row, job.result);
-          job.row = Value();  // freed here, without the GIL
-        }
-      }
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        b->done = true;
-      }
-      done_cv_.notify_all();
-    }
-  }
-
-  const convert::ConvertConfig& cfg_;
-  const size_t max_in_flight_;
-  std::mutex mu_;
-  std::condition_variable work_cv_, done_cv_;
-  std::deque<RowBatch*> pending_;
-  std::deque<std::unique_ptr<RowBatch>> in_order_;
-  bool closed_ = false;
-  std::vector<std::thread> workers_;
-};
-
-// A row of `rows` as a job (GIL held): JSON text stays text (parsed by a worker), a dict becomes a Value.
-RowJob read_job(PyObject* o, size_t i) {
-  RowJob job;
+// A row of `rows` into a job (GIL held): JSON text stays text (parsed by a worker, as the CLI
+// reads a line), a dict becomes a Value.
+void read_job(PyObject* o, size_t i, convert::RowJob& job) {
   job.index = i;
   if (PyUnicode_Check(o)) {
-    job.text = utf8(o);
+    Py_ssize_t n = 0;
+    if (const char* p = PyUnicode_AsUTF8AndSize(o, &n)) job.line.assign(p, static_cast<size_t>(n));  // into the job's buffer
+    else job.line = utf8(o);  // lone surrogates (utf8 clears the error)
   } else if (PyBytes_Check(o)) {
-    job.text = std::string(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
+    job.line.assign(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
   } else if (PyDict_Check(o)) {
     job.row = to_value(o, "rows[" + std::to_string(i) + "]");
+    job.has_row = true;
   } else {
     throw pyb::type_error("rows[" + std::to_string(i) + "]: expected a dict or a JSON line (str or bytes), not " +
                           Py_TYPE(o)->tp_name);
   }
-  return job;
 }
 
 // Where finished rows go, in input order (GIL held): the output list, the bad rows (a list, else
@@ -185,7 +71,7 @@ struct Sink {
   pyb::object warn = pyb::module_::import("warnings").attr("warn");
   pyb::object errors = pyb::module_::import("toolchat._errors");
 
-  void take(RowJob& job) {
+  void take(convert::RowJob& job) {
     convert::RowResult& r = job.result;
     if (r.stats.rows == 0) return;  // a blank line
     convert::add_stats(stats, r.stats);
@@ -212,7 +98,11 @@ struct Sink {
         entry["message"] = pyb::reinterpret_steal<pyb::object>(to_str(m));
         check.cast<pyb::list>().append(entry);
       }
-    for (const auto& line : r.out) append(to_str(line));
+    for (size_t at = 0; at < r.out.size();) {  // JSON lines, each ending in '\n'
+      size_t end = r.out.find('\n', at);
+      append(PyUnicode_DecodeUTF8(r.out.data() + at, static_cast<Py_ssize_t>(end - at), "surrogatepass"));
+      at = end + 1;
+    }
     for (const auto& row : r.values) append(to_python(row));
   }
 
@@ -290,16 +180,12 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
       throw pyb::type_error(std::string("special_tokens: expected a dict, not ") + type_name(opts.special_tokens));
   }
 
-  std::optional<tokenize::Tokenizer> tok;
-  std::vector<std::unique_ptr<convert::Labeler>> labelers;
   {
     pyb::gil_scoped_release unlocked;
     check_templates_compile(model, name);
-    if (tokenizer) tok.emplace(tokenize::Tokenizer::load(*tokenizer));
-    // One labeler per worker, made on this thread (convert.hpp: labelers share nothing).
-    for (int w = 0; w < threads; ++w) labelers.push_back(std::make_unique<convert::Labeler>(model, opts));
   }
-
+  cfg.threads = threads;
+  cfg.tokenizer = tokenizer.value_or("");
   // The output holds a dict and a list per row that the cyclic GC would scan over and over as
   // the rows are made (and none can be part of a cycle): collection waits until the end.
   struct GcPause {
@@ -312,25 +198,26 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
   sink.bad_rows = bad_rows;
   sink.check = check;
   sink.strict = strict;
-  Run run(cfg, labelers, tok ? &*tok : nullptr);
-  auto take = [&](std::vector<std::unique_ptr<RowBatch>> ready) {
-    for (auto& b : ready)
-      for (RowJob& job : b->jobs) sink.take(job);
-  };
-  auto batch = std::make_unique<RowBatch>();
+  // The CLI's run (convert::run_convert): rows are read and taken here with the GIL held; workers
+  // convert without it; every wait (and the model's load) releases it.
+  pyb::iterator it = pyb::iter(rows);
   size_t i = 0;
-  for (pyb::handle item : pyb::iter(rows)) {
-    batch->jobs.push_back(read_job(item.ptr(), i++));
-    if (batch->jobs.size() < Run::kBatchRows) continue;
-    take(run.submit(std::exchange(batch, std::make_unique<RowBatch>())));
-  }
-  if (!batch->jobs.empty()) take(run.submit(std::move(batch)));
-  take(run.finish());
-  {
-    pyb::gil_scoped_release unlocked;
-    run.stop();
-    labelers.clear();
-  }
+  convert::RowIo io;
+  io.read = [&](convert::RowJob& job) {
+    if (it == pyb::iterator::sentinel()) return false;
+    read_job(it->ptr(), i++, job);
+    ++it;
+    return true;
+  };
+  io.take = [&](convert::RowJob& job) {
+    sink.take(job);
+    return true;
+  };
+  io.blocking = [](const std::function<void()>& f) {
+    pyb::gil_scoped_release unlocked;  // the GIL is never taken under the run's lock: workers never hold it
+    f();
+  };
+  convert::run_convert(cfg, io);
   if (!stats.is_none()) sink.fill(stats);
   return sink.out;
 }

@@ -493,7 +493,12 @@ char* put_number(char* buf, std::string_view label, size_t n) {
 
 std::string row_json(const Row& row) {
   std::string out;
-  out.reserve(row.text.size() + row.text.size() / 8 + row.spans.size() * 112 + 32);
+  append_row_json(out, row);
+  return out;
+}
+
+void append_row_json(std::string& out, const Row& row) {
+  out.reserve(out.size() + row.text.size() + row.text.size() / 8 + row.spans.size() * 112 + 32);
   out += "{\"text\": ";
   json::dump_string(out, row.text, false);
   out += ", \"spans\": [";
@@ -515,7 +520,6 @@ std::string row_json(const Row& row) {
     out.append(buf, static_cast<size_t>(e - buf));
   }
   out += "]}";
-  return out;
 }
 
 Value row_value(const Row& row) {

@@ -26,16 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Batch {
-  size_t first_line = 0;             // 1-based line number of lines[0]
-  std::vector<std::string> lines;    // raw lines (blank ones included, to keep numbering)
-  std::string out;                   // serialised rows
-  std::vector<std::string> errors;   // "LINE: reason"
-  std::vector<std::string> mismatch_lines;
-  ConvertStats stats;                // this batch's counts
-  bool done = false;
-};
-
 // The counters, listed once: batches add up through this list.
 constexpr size_t ConvertStats::*kCounters[] = {
     &ConvertStats::rows,   &ConvertStats::converted,  &ConvertStats::extra_rows,     &ConvertStats::bad,
@@ -52,22 +42,6 @@ void add_stats(ConvertStats& into, const ConvertStats& s) {
 }
 
 namespace {
-
-void process_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const std::string& line,
-                  size_t line_no, Batch& b) {
-  RowResult r;
-  convert_line(labeler, cfg, tok, line, r);
-  if (r.stats.rows == 0) return;  // a blank line
-  std::string where = std::to_string(line_no) + ": ";
-  if (r.error) b.errors.push_back(where + r.reason);
-  for (const auto& n : r.notes) b.errors.push_back(where + n);
-  for (const auto& m : r.mismatches) b.mismatch_lines.push_back(where + m);
-  for (const auto& o : r.out) {
-    b.out += o;
-    b.out += '\n';
-  }
-  add_stats(b.stats, r.stats);
-}
 
 // The input: a file (its size known, for progress) or stdin.
 struct Input {
@@ -111,72 +85,121 @@ Output open_output(const ConvertConfig& cfg) {
   return out;
 }
 
-// Workers label batches; the calling thread writes finished batches in input order, adds up
-// their counts and reports progress. At most max_in_flight batches are read ahead.
+// A batch of jobs. Batches are reused: a taken batch goes back to the free list with its
+// strings' buffers, so that steady rows allocate no line, output or result strings.
+struct Batch {
+  std::vector<RowJob> jobs;
+  size_t used = 0;
+  bool done = false;  // under OrderedRun::mu_
+};
+
+// Workers convert batches; the calling thread reads rows into batches and takes finished batches
+// in input order. At most max_in_flight batches are read ahead.
 class OrderedRun {
  public:
   OrderedRun(const ConvertConfig& cfg, std::vector<std::unique_ptr<Labeler>>& labelers, const tokenize::Tokenizer* tok,
-             const Input& in, std::ostream* out, std::ostream& err, Clock::time_point t0)
-      : cfg_(cfg), in_(in), out_(out), err_(err), t0_(t0), max_in_flight_(labelers.size() * 4) {
-    for (size_t w = 0; w < labelers.size(); ++w)
-      workers_.emplace_back([this, &labeler = *labelers[w], tok] { work(labeler, tok); });
+             const RowIo& io)
+      : cfg_(cfg), io_(io), max_in_flight_(labelers.size() * 4) {
+    for (auto& l : labelers) workers_.emplace_back([this, &labeler = *l, tok] { work(labeler, tok); });
   }
+  ~OrderedRun() { stop(); }
 
-  // Queues a batch, writing what is done meanwhile.
-  void submit(std::shared_ptr<Batch> batch) {
-    std::unique_lock<std::mutex> lk(mu_);
-    while (in_order_.size() >= max_in_flight_) drain(lk, true);
-    pending_.push_back(batch);
-    in_order_.push_back(std::move(batch));
-    work_cv_.notify_one();
-    drain(lk, false);
-  }
-
-  // True once a bad row stopped the run (stop_at_first_bad): nothing more is read.
-  bool stopped() const { return stop_; }
-  void set_bytes_read(uint64_t bytes) { bytes_read_ = bytes; }
-
-  // Waits for every batch and writes it; throws the first bad row under stop_at_first_bad.
-  ConvertStats finish() {
-    {
+  ConvertStats run() {
+    const size_t rows = std::max<size_t>(1, cfg_.batch_rows);
+    for (;;) {
+      std::unique_ptr<Batch> b = fresh();
+      while (b->used < rows) {
+        if (b->jobs.size() == b->used) b->jobs.emplace_back();
+        RowJob& job = b->jobs[b->used];
+        clear(job);
+        if (!io_.read(job)) break;
+        ++b->used;
+      }
+      const bool last = b->used < rows;
       std::unique_lock<std::mutex> lk(mu_);
-      closed_ = true;
-      work_cv_.notify_all();
-      drain(lk, true);
+      if (b->used > 0) {
+        in_order_.push_back(std::move(b));
+        pending_.push_back(in_order_.back().get());
+        work_cv_.notify_one();
+      } else {
+        free_.push_back(std::move(b));
+      }
+      // Takes what is done; waits while too many batches are in flight, and at the end for all.
+      while (!stopped_ && !in_order_.empty() &&
+             (in_order_.front()->done || in_order_.size() >= max_in_flight_ || last))
+        take_front(lk);
+      if (last || stopped_) break;
     }
-    for (auto& t : workers_) t.join();
-    workers_.clear();
-    if (stop_) throw Error(ErrorKind::ValueError, first_bad_ + " (stopped at the first bad row)");
     return total_;
   }
 
-  void report(bool done) {
-    if (!cfg_.on_progress) return;
-    ConvertProgress p;
-    p.rows = total_.rows;
-    p.bytes = bytes_read_;
-    p.total_bytes = in_.total_bytes;
-    p.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
-    p.done = done;
-    cfg_.on_progress(p);
+ private:
+  static void clear(RowJob& job) {
+    job.index = 0;
+    job.line.clear();
+    job.has_row = false;
+    job.result.clear();
   }
 
-  ~OrderedRun() {
-    if (workers_.empty()) return;
+  std::unique_ptr<Batch> fresh() {
+    std::unique_ptr<Batch> b;
+    if (free_.empty()) {
+      b = std::make_unique<Batch>();
+    } else {
+      b = std::move(free_.back());
+      free_.pop_back();
+    }
+    b->used = 0;
+    b->done = false;
+    return b;
+  }
+
+  // Waits for the oldest batch (outside the lock, through io.blocking) and takes it.
+  void take_front(std::unique_lock<std::mutex>& lk) {
+    if (!in_order_.front()->done) {
+      lk.unlock();
+      auto wait = [&] {
+        std::unique_lock<std::mutex> relock(mu_);
+        done_cv_.wait(relock, [&] { return in_order_.front()->done; });
+      };
+      if (io_.blocking) io_.blocking(wait);
+      else wait();
+      lk.lock();
+    }
+    std::unique_ptr<Batch> b = std::move(in_order_.front());
+    in_order_.pop_front();
+    lk.unlock();
+    for (size_t i = 0; i < b->used && !stopped_; ++i) {
+      RowJob& job = b->jobs[i];
+      if (!io_.take(job)) {
+        stopped_ = true;
+        break;
+      }
+      add_stats(total_, job.result.stats);
+    }
+    if (io_.after_batch) io_.after_batch();
+    if (free_.size() < max_in_flight_) free_.push_back(std::move(b));
+    lk.lock();
+  }
+
+  void stop() {
     {
       std::lock_guard<std::mutex> lk(mu_);
       closed_ = true;
       pending_.clear();
     }
     work_cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    auto join = [&] {
+      for (auto& t : workers_) t.join();
+    };
+    if (io_.blocking && !workers_.empty()) io_.blocking(join);
+    else join();
+    workers_.clear();
   }
 
-
- private:
   void work(Labeler& labeler, const tokenize::Tokenizer* tok) {
     for (;;) {
-      std::shared_ptr<Batch> b;
+      Batch* b = nullptr;
       {
         std::unique_lock<std::mutex> lk(mu_);
         work_cv_.wait(lk, [&] { return closed_ || !pending_.empty(); });
@@ -184,9 +207,15 @@ class OrderedRun {
         b = pending_.front();
         pending_.pop_front();
       }
-      for (size_t i = 0; i < b->lines.size(); ++i) process_line(labeler, cfg_, tok, b->lines[i], b->first_line + i, *b);
-      b->lines.clear();
-      b->lines.shrink_to_fit();
+      for (size_t i = 0; i < b->used; ++i) {
+        RowJob& job = b->jobs[i];
+        if (job.has_row) {
+          convert_row(labeler, cfg_, tok, job.row, job.result);
+          job.row = Value();  // freed here (the module: without the GIL)
+        } else {
+          convert_line(labeler, cfg_, tok, job.line, job.result);
+        }
+      }
       {
         std::lock_guard<std::mutex> lk(mu_);
         b->done = true;
@@ -195,50 +224,18 @@ class OrderedRun {
     }
   }
 
-  // Writes every finished batch at the front; with `wait`, blocks until the front one is done.
-  void drain(std::unique_lock<std::mutex>& lk, bool wait) {
-    while (!in_order_.empty()) {
-      if (!in_order_.front()->done) {
-        if (!wait) return;
-        done_cv_.wait(lk, [&] { return in_order_.front()->done; });
-      }
-      std::shared_ptr<Batch> b = in_order_.front();
-      in_order_.pop_front();
-      lk.unlock();
-      write(*b);
-      lk.lock();
-    }
-  }
-
-  void write(const Batch& b) {
-    if (stop_) return;  // after the first bad row nothing more is written
-    if (cfg_.stop_at_first_bad && !b.errors.empty()) {
-      first_bad_ = in_.name + ':' + b.errors.front();
-      stop_ = true;
-      return;
-    }
-    for (const auto& e : b.errors) err_ << in_.name << ':' << e << '\n';
-    for (const auto& m : b.mismatch_lines) err_ << in_.name << ':' << m << '\n';
-    if (out_ && !b.out.empty()) out_->write(b.out.data(), static_cast<std::streamsize>(b.out.size()));
-    add_stats(total_, b.stats);
-    report(false);
-  }
-
   const ConvertConfig& cfg_;
-  const Input& in_;
-  std::ostream* out_;
-  std::ostream& err_;
-  const Clock::time_point t0_;
+  const RowIo& io_;
   const size_t max_in_flight_;
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
-  std::deque<std::shared_ptr<Batch>> pending_, in_order_;
+  std::deque<Batch*> pending_;
+  std::deque<std::unique_ptr<Batch>> in_order_;
+  std::vector<std::unique_ptr<Batch>> free_;  // calling thread only
   bool closed_ = false;
+  bool stopped_ = false;  // calling thread only: take said stop
   std::vector<std::thread> workers_;
   ConvertStats total_;
-  std::string first_bad_;  // stop_at_first_bad: "IN:LINE: reason" of the first bad row
-  bool stop_ = false;      // read by the calling thread only (drain runs there)
-  uint64_t bytes_read_ = 0;
 };
 
 }  // namespace
@@ -278,7 +275,7 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
   }
   size_t written = 0;
   for (size_t i = 0; i < l.rows.size(); ++i) {
-    std::string json;
+    const bool as_json = !cfg.output.empty() && !cfg.rows_as_values;
     if (tok) {
       TokenRow t = tokenize_row(*tok, l.rows[i], cfg.max_length);
       r.stats.texts_not_found += l.rows[i].texts_not_found;
@@ -298,14 +295,14 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
       r.stats.tokens += t.ids.size();
       r.stats.straddling += t.straddling;
       if (cfg.rows_as_values) r.values.push_back(token_row_value(l.rows[i], t));
-      else if (!cfg.output.empty()) json = token_row_json(l.rows[i], t);
+      else if (as_json) append_token_row_json(r.out, l.rows[i], t);
     } else if (cfg.rows_as_values) {
       r.values.push_back(row_value(l.rows[i]));
-    } else if (!cfg.output.empty()) {
-      json = row_json(l.rows[i]);
+    } else if (as_json) {
+      append_row_json(r.out, l.rows[i]);
     }
+    if (as_json) r.out += '\n';
     for (const auto& s : l.rows[i].spans) r.stats.trained_spans += s.train;
-    if (!cfg.output.empty() && !cfg.rows_as_values) r.out.push_back(std::move(json));
     ++written;
   }
   if (written == 0) return;
@@ -338,39 +335,86 @@ std::string reason_kind(const std::string& reason) {
   return reason.substr(0, cut);
 }
 
+void RowResult::clear() {
+  out.clear();
+  values.clear();
+  error.reset();
+  reason.clear();
+  notes.clear();
+  mismatches.clear();
+  stats = ConvertStats{};
+}
+
+ConvertStats run_convert(const ConvertConfig& cfg, const RowIo& io) {
+  const int nthreads = std::max(1, cfg.threads);
+  std::optional<tokenize::Tokenizer> tokenizer;
+  std::vector<std::unique_ptr<Labeler>> labelers;
+  auto load = [&] {
+    if (!cfg.tokenizer.empty()) tokenizer.emplace(tokenize::Tokenizer::load(cfg.tokenizer));
+    LabelOptions label = cfg.label;
+    label.locate_texts = label.locate_texts || tokenizer.has_value();
+    for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
+  };
+  if (io.blocking) io.blocking(load);
+  else load();
+  ConvertStats total;
+  {
+    OrderedRun run(cfg, labelers, tokenizer ? &*tokenizer : nullptr, io);
+    total = run.run();
+  }
+  if (io.blocking) io.blocking([&] { labelers.clear(); });  // templates freed off the calling thread's lock
+  return total;
+}
+
 ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
   const auto t0 = Clock::now();
-  const int nthreads = std::max(1, cfg.threads);
-  // One labeler per worker, loaded here so that a bad model stops the run before any output.
-  std::optional<tokenize::Tokenizer> tokenizer;
-  if (!cfg.tokenizer.empty()) tokenizer.emplace(tokenize::Tokenizer::load(cfg.tokenizer));
-  LabelOptions label = cfg.label;
-  label.locate_texts = label.locate_texts || tokenizer.has_value();
-  std::vector<std::unique_ptr<Labeler>> labelers;
-  for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
-
-  Input in = open_input(cfg);
-  Output out = open_output(cfg);
-  OrderedRun run(cfg, labelers, tokenizer ? &*tokenizer : nullptr, in, out.stream, err, t0);
+  std::optional<Input> in;
+  Output out;
   size_t line_no = 0;
   uint64_t bytes_read = 0;
-  std::string line;
-  auto batch = std::make_shared<Batch>();
-  batch->first_line = 1;
-  while (!run.stopped() && std::getline(*in.stream, line)) {
+  std::string first_bad;  // stop_at_first_bad: "IN:LINE: reason" of the first bad row
+  ConvertStats so_far;
+  auto report = [&](bool done) {
+    if (!cfg.on_progress) return;
+    ConvertProgress p;
+    p.rows = so_far.rows;
+    p.bytes = bytes_read;
+    p.total_bytes = in ? in->total_bytes : 0;
+    p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    p.done = done;
+    cfg.on_progress(p);
+  };
+  RowIo io;
+  io.read = [&](RowJob& job) {
+    if (!in) {  // opened once the model has loaded: a bad model stops the run before any output
+      in.emplace(open_input(cfg));
+      out = open_output(cfg);
+    }
+    if (!std::getline(*in->stream, job.line)) return false;
     ++line_no;
-    if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 BOM
-    bytes_read += line.size() + 1;
-    run.set_bytes_read(bytes_read);
-    batch->lines.push_back(std::move(line));
-    line.clear();
-    if (batch->lines.size() < cfg.batch_rows) continue;
-    run.submit(std::exchange(batch, std::make_shared<Batch>()));
-    batch->first_line = line_no + 1;
-  }
-  if (in.stream->bad()) err << in.name << ": read error after line " << line_no << '\n';
-  if (!run.stopped() && !batch->lines.empty()) run.submit(batch);
-  ConvertStats total = run.finish();
+    if (line_no == 1 && job.line.compare(0, 3, "\xEF\xBB\xBF") == 0) job.line.erase(0, 3);  // a UTF-8 BOM
+    bytes_read += job.line.size() + 1;
+    job.index = line_no;
+    return true;
+  };
+  io.take = [&](RowJob& job) {
+    const RowResult& r = job.result;
+    if (r.stats.rows == 0) return true;  // a blank line
+    if (r.error && cfg.stop_at_first_bad) {
+      first_bad = in->name + ':' + std::to_string(job.index) + ": " + r.reason;
+      return false;
+    }
+    if (r.error) err << in->name << ':' << job.index << ": " << r.reason << '\n';
+    for (const auto& n : r.notes) err << in->name << ':' << job.index << ": " << n << '\n';
+    for (const auto& m : r.mismatches) err << in->name << ':' << job.index << ": " << m << '\n';
+    if (out.stream && !r.out.empty()) out.stream->write(r.out.data(), static_cast<std::streamsize>(r.out.size()));
+    add_stats(so_far, r.stats);
+    return true;
+  };
+  io.after_batch = [&] { report(false); };
+  ConvertStats total = run_convert(cfg, io);
+  if (!first_bad.empty()) throw Error(ErrorKind::ValueError, first_bad + " (stopped at the first bad row)");
+  if (in->stream->bad()) err << in->name << ": read error after line " << line_no << '\n';
   if (out.file) {
     if (total.converted > 0) out.file->commit();  // else the old file stays (the temporary is removed)
   } else if (out.stream) {
@@ -378,7 +422,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     if (!*out.stream) throw Error(ErrorKind::ValueError, "<stdout>: write error");
   }
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  run.report(true);
+  report(true);
   return total;
 }
 

@@ -82,20 +82,48 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
 // One row as run_convert converts each line: parsed (convert_line; a blank line is no row: its
 // stats stay 0), read in the format, labeled and, with a tokenizer, tokenized. What run_convert
 // reports for the row after "IN:LINE: " is in `reason` (a bad row), `notes` and `mismatches`.
-// Used by run_convert's workers and the Python module's convert_rows: one rule for a row.
+// Used by run_convert's workers (for the CLI and the Python module's convert_rows): one rule for
+// a row. A RowResult is reused from row to row (clear keeps its buffers).
 struct RowResult {
-  std::vector<std::string> out;         // the output rows as JSON lines, without newlines (none when cfg.output is "")
+  std::string out;                      // the output rows as JSON lines, each ending in '\n' (none when cfg.output is "")
   std::vector<Value> values;            // ... or as Values (cfg.rows_as_values)
   std::optional<Error> error;           // the row is bad (skipped)
   std::string reason;                   // ... why, as reported: "invalid JSON: ...", "PATH: ...", "Kind: ..."
   std::vector<std::string> notes;       // a converted row's warnings (special-token text in a message)
   std::vector<std::string> mismatches;  // with list_mismatches: "messages[I] (template T): reason"
   ConvertStats stats;                   // this row's counts (seconds unset)
+  void clear();
 };
 void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, std::string_view line,
                   RowResult& r);
 void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const Value& row,
                  RowResult& r);
+
+// A row on its way through run_convert: given by `RowIo::read`, converted by a worker, handed to
+// `RowIo::take` in input order. Jobs are reused: read sees one cleared (line empty, no row).
+struct RowJob {
+  size_t index = 0;   // the caller's number for the row (the CLI: its line number)
+  std::string line;   // a JSON line, parsed by the worker as convert_line does ...
+  Value row;          // ... or, with has_row, a row given as a Value (freed by the worker)
+  bool has_row = false;
+  RowResult result;
+};
+
+// Where run_convert's rows come from and go: the CLI's files, or the Python module's iterables
+// and lists. read and take run on the calling thread, never under a lock; workers convert meanwhile.
+struct RowIo {
+  std::function<bool(RowJob&)> read;  // fills the next job; false: no more rows
+  std::function<bool(RowJob&)> take;  // a converted job, in input order; false stops the run (nothing more is read or taken)
+  std::function<void()> after_batch;  // optional: after each batch is taken (progress)
+  // Optional: runs `f`, which blocks (waiting for a worker; loading the model), e.g. with the GIL released.
+  std::function<void(const std::function<void()>& f)> blocking;
+};
+
+// The run itself: loads the tokenizer and one labeler per thread (throws Error for a bad model
+// before any row is read), then reads, converts over cfg.threads workers and takes rows in input
+// order, at most 4 batches of cfg.batch_rows per worker in flight (bounded memory). Returns the
+// counts of the rows taken (seconds unset). cfg.input/output/on_progress are not used here.
+ConvertStats run_convert(const ConvertConfig& cfg, const RowIo& io);
 
 // Adds a row's (or a batch's) counts to a total.
 void add_stats(ConvertStats& into, const ConvertStats& s);

@@ -41,8 +41,8 @@ TokenRow tokenize_row(const tokenize::Tokenizer& tok, const Row& row, size_t max
   return out;
 }
 
-std::string token_row_json(const Row& row, const TokenRow& t) {
-  std::string out = row_json(row);
+void append_token_row_json(std::string& out, const Row& row, const TokenRow& t) {
+  append_row_json(out, row);
   out.pop_back();  // the closing brace
   out += ", \"input_ids\": [";
   for (size_t i = 0; i < t.ids.size(); ++i) {
@@ -55,7 +55,6 @@ std::string token_row_json(const Row& row, const TokenRow& t) {
     out += std::to_string(t.labels[i]);
   }
   out += "]}";
-  return out;
 }
 
 Value token_row_value(const Row& row, const TokenRow& t) {
