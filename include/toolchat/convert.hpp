@@ -116,6 +116,9 @@ struct Row {
   // (a template that transforms them); see chat/content_marks.hpp.
   std::vector<std::pair<size_t, size_t>> plain;
   size_t texts_not_found = 0;
+  // When not empty: `text` escaped as a JSON string's contents (no quotes), already put together
+  // by the render cache; row_json writes it as it is.
+  std::string text_json;
 };
 
 struct TurnCheck {

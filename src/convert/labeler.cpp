@@ -227,7 +227,8 @@ std::vector<Span> build_spans(const std::vector<std::string>& roles,
 }
 
 // The row of a turn the full text cannot train: the conversation ending with turn i (`upto`),
-// trained on what follows its prompt; none when nothing does.
+// trained on what follows its prompt; none when nothing does. prefix[k]: the first k messages'
+// render (k = 1..i).
 std::optional<Row> split_row(const std::vector<std::string>& roles, const std::vector<chat::CaseResult>& prefix,
                              const std::string& prompt, const std::string& upto, size_t i) {
   size_t p = prompt.size(), e = trimmed_end(upto, p, upto.size());
@@ -237,7 +238,7 @@ std::optional<Row> split_row(const std::vector<std::string>& roles, const std::v
     b[k] = prefix[k].ok ? std::max(b[k - 1], agreed_prefix(prefix[k].text, upto)) : b[k - 1];
   b[i] = std::min(b[i], p);
   b[i + 1] = upto.size();
-  return Row{upto, build_spans(roles, b, {{p, e}}), {}, 0};
+  return Row{upto, build_spans(roles, b, {{p, e}}), {}, 0, {}};
 }
 
 // A conversation ready to label: the context (kwargs and polyfills applied), its template, and
@@ -293,9 +294,10 @@ struct Labeler::Impl {
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
   // failing leaves the rest out.
   std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
-                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges) {
+                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges,
+                                        std::string* first_json) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges);
+    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
@@ -402,21 +404,20 @@ Labeled Labeler::label(const Sample& sample) {
       keys.push_back({i, true});
     }
   const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
-  std::vector<chat::CaseResult> rendered = im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr);
+  std::string text_json;  // the text escaped for row_json, when the cache put it together
+  std::vector<chat::CaseResult> rendered =
+      im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
   if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
   const std::string& text = full.text;
 
-  std::vector<chat::CaseResult> prefix(n + 1);
+  // The conversation's first k messages: rendered[k] (keys[k] = {k, false}) for k < n, the text for n.
+  auto prefix = [&](size_t k) -> const chat::CaseResult& { return k < n ? rendered[k] : full; };
   std::vector<size_t> bounds(n + 1, 0);
   bounds[n] = text.size();
-  for (size_t k = 1; k < n; ++k) {
-    prefix[k] = std::move(rendered[k]);
-    bounds[k] = prefix[k].ok ? std::max(bounds[k - 1], agreed_prefix(prefix[k].text, text)) : bounds[k - 1];
-  }
-  prefix[n].ok = true;
-  prefix[n].text = text;
+  for (size_t k = 1; k < n; ++k)
+    bounds[k] = rendered[k].ok ? std::max(bounds[k - 1], agreed_prefix(rendered[k].text, text)) : bounds[k - 1];
 
   std::vector<Interval> gen;
   if (c.generation)
@@ -433,7 +434,7 @@ Labeled Labeler::label(const Sample& sample) {
       continue;
     }
     const chat::CaseResult& prompt = rendered[prompt_of[i]];
-    const chat::CaseResult& upto = prefix[i + 1];
+    const chat::CaseResult& upto = prefix(i + 1);
     TurnOutcome t;
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
     else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1]);
@@ -450,13 +451,14 @@ Labeled Labeler::label(const Sample& sample) {
     }
     // A row of its own: the conversation ending with this turn, where it is the last turn.
     if (!tc.served && wanted && o.split_rewritten && t.rewritten)
-      if (std::optional<Row> row = split_row(roles, prefix, prompt.text, upto.text, i)) {
+      if (std::optional<Row> row = split_row(roles, rendered, prompt.text, upto.text, i)) {
         out.rows.push_back(std::move(*row));
         if (o.locate_texts) locate_texts(out.rows.back(), i + 1, i + 1 < n ? i + 1 : 0);  // keys[k] = {k, false}
       }
     out.turns.push_back(std::move(t.check));
   }
-  out.rows.insert(out.rows.begin(), Row{text, build_spans(roles, bounds, std::move(train)), {}, 0});
+  std::vector<Span> spans = build_spans(roles, bounds, std::move(train));
+  out.rows.insert(out.rows.begin(), Row{std::move(full.text), std::move(spans), {}, 0, std::move(text_json)});
   if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
   return out;
 }
@@ -500,7 +502,13 @@ std::string row_json(const Row& row) {
 void append_row_json(std::string& out, const Row& row) {
   out.reserve(out.size() + row.text.size() + row.text.size() / 8 + row.spans.size() * 112 + 32);
   out += "{\"text\": ";
-  json::dump_string(out, row.text, false);
+  if (row.text_json.empty() && !row.text.empty()) {
+    json::dump_string(out, row.text, false);
+  } else {
+    out += '"';
+    out += row.text_json;
+    out += '"';
+  }
   out += ", \"spans\": [";
   CodePoints cp(row.text);
   bool first = true;

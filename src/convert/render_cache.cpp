@@ -53,6 +53,7 @@ struct Piece {
   size_t begin = 0, end = 0;  // template text: marked[begin, end)
   long text = -1;             // then text `text` (or none)
   chat::MarkerAt::Shown shown = chat::MarkerAt::Shown::raw;
+  size_t json_begin = 0, json_end = 0;  // the template text escaped: json[json_begin, json_end)
 };
 
 struct MarkedRender {
@@ -60,7 +61,45 @@ struct MarkedRender {
   std::string error, message;  // of a failed render
   std::string marked;
   std::vector<Piece> pieces;
+  // The first render only (the whole conversation, the row's text): its template pieces escaped
+  // as in a JSON string, once per shape. JSON escaping goes character by character and pieces
+  // end at character boundaries, so the pieces escaped and the texts escaped, put together, are
+  // the whole text escaped.
+  std::string json;
 };
+
+// Appends s escaped as a JSON string's contents (json::dump_string without the quotes).
+void append_escaped(std::string& out, std::string_view s) {
+  const size_t at = out.size();
+  json::dump_string(out, s, false);
+  out.erase(at, 1);
+  out.pop_back();
+}
+
+void escape_pieces(MarkedRender& r) {
+  r.json.clear();
+  for (Piece& p : r.pieces) {
+    p.json_begin = r.json.size();
+    append_escaped(r.json, std::string_view(r.marked).substr(p.begin, p.end - p.begin));
+    p.json_end = r.json.size();
+  }
+}
+
+// put_back's text escaped as a JSON string's contents, from the escaped pieces.
+void put_back_json(const MarkedRender& r, const std::vector<std::string>& texts, std::string& out) {
+  std::string shown;
+  for (const Piece& p : r.pieces) {
+    out.append(r.json, p.json_begin, p.json_end - p.json_begin);
+    if (p.text < 0) continue;
+    if (p.shown == chat::MarkerAt::Shown::raw) {
+      append_escaped(out, texts[p.text]);
+    } else {
+      shown.clear();
+      append_shown(shown, texts[p.text], p.shown);
+      append_escaped(out, shown);
+    }
+  }
+}
 
 // False when the render holds a marker character that is not a whole marker of
 // a known text.
@@ -153,8 +192,9 @@ RenderCache::~RenderCache() = default;
 
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
                                                    const std::vector<RenderKey>& keys, const RenderFn& render,
-                                                   std::vector<TextRanges>* ranges) {
+                                                   std::vector<TextRanges>* ranges, std::string* first_json) {
   if (ranges) ranges->clear();
+  if (first_json) first_json->clear();
   auto real = [&] {
     std::vector<chat::CaseResult> out;
     for (const RenderKey& k : keys) {
@@ -177,6 +217,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     const Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
+    if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), marked.texts, *first_json);
     std::vector<chat::CaseResult> out(s.renders.size());
     if (ranges) ranges->resize(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
@@ -219,6 +260,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   }
   if (s.usable) {
     ++stats_.learned;
+    if (s.renders.front().ok) escape_pieces(s.renders.front());
     if (ranges) {
       ranges->resize(s.renders.size());
       for (size_t i = 0; i < s.renders.size(); ++i)

@@ -82,10 +82,12 @@ class RenderCache {
   // messages list, same variables). With `ranges`: when the renders were put
   // together from a shape's marker renders (or checked against them), where
   // the texts stand in each one that rendered (one entry per render); left
+  // empty otherwise. With `first_json`: when the renders were put together, the first one's text
+  // escaped as a JSON string's contents (from template pieces escaped once per shape); left
   // empty otherwise.
   std::vector<chat::CaseResult> renders(const Value& messages, const Value& variables,
                                         const std::vector<RenderKey>& keys, const RenderFn& render,
-                                        std::vector<TextRanges>* ranges = nullptr);
+                                        std::vector<TextRanges>* ranges = nullptr, std::string* first_json = nullptr);
 
   const RenderCacheStats& stats() const { return stats_; }
 
