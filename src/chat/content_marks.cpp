@@ -156,6 +156,123 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
 
 namespace {
 
+// mark_message_texts' walk, told to a visitor (keep it in step with mark_message_texts above:
+// the render cache checks that both give the same texts when it learns a shape). The copy's
+// entries come in the message's order, the texts are numbered as mark_message_texts numbers
+// them: a message's content, then its reasoning, then its calls' arguments.
+class MarkedWalk {
+ public:
+  MarkedWalk(MarkedVisitor& v, bool escape_probe) : v_(v), probe_(escape_probe) {}
+
+  bool messages(const Value& ms) {
+    if (!ms.is_list()) return v_.keep(ms);
+    v_.list(ms.items().size());
+    size_t next = 0;
+    for (const auto& m : ms.items()) {
+      if (!m.is_dict()) {
+        if (!v_.keep(m)) return false;
+        continue;
+      }
+      const Value* c = conv::get(m, "content");
+      const Value* r = conv::get(m, "reasoning_content");
+      size_t content_at = next, reasoning_at = next + (c ? count_content(*c) : 0);
+      size_t calls_at = reasoning_at + (r ? count_text(*r) : 0);
+      const auto& entries = m.dict_obj().entries;
+      v_.dict(entries.size());
+      for (const auto& [k, x] : entries) {
+        if (!v_.key(k)) return false;
+        const bool named = k.is_str();
+        bool ok;
+        if (named && k.str() == "content" && (x.is_str() || x.is_list())) ok = content(x, content_at);
+        else if (named && k.str() == "reasoning_content") ok = text(x, reasoning_at);
+        else if (named && k.str() == "tool_calls" && x.is_list()) ok = calls(x, calls_at);
+        else ok = v_.keep(x);
+        if (!ok) return false;
+      }
+      next = calls_at;  // past the calls' texts, when the message has calls
+    }
+    return true;
+  }
+
+ private:
+  static size_t count_text(const Value& x) { return x.is_str() && !x.str().empty() ? 1 : 0; }
+  static size_t count_content(const Value& x) {
+    if (x.is_str()) return count_text(x);
+    if (!x.is_list()) return 0;
+    size_t n = 0;
+    for (const auto& part : x.items())
+      if (const Value* t = conv::get(part, "text"); t && t->is_str()) n += count_text(*t);
+    return n;
+  }
+
+  bool text(const Value& x, size_t& at) {
+    if (!x.is_str() || x.str().empty()) return v_.keep(x);
+    marker_ = marker(at, probe_);
+    v_.text(at++, x.str(), marker_);
+    return true;
+  }
+  bool tree(const Value& x, size_t& at) {
+    if (x.is_str()) return text(x, at);
+    if (x.is_list()) {
+      v_.list(x.items().size());
+      for (const auto& i : x.items())
+        if (!tree(i, at)) return false;
+      return true;
+    }
+    if (x.is_dict()) {
+      v_.dict(x.dict_obj().entries.size());
+      for (const auto& [k, i] : x.dict_obj().entries)
+        if (!v_.key(k) || !tree(i, at)) return false;
+      return true;
+    }
+    return v_.keep(x);
+  }
+  // Entries of a dict, with `field`'s value walked by `f`.
+  template <class F>
+  bool dict_with(const Value& d, std::string_view field, F f) {
+    v_.dict(d.dict_obj().entries.size());
+    for (const auto& [k, x] : d.dict_obj().entries) {
+      if (!v_.key(k)) return false;
+      if (!(k.is_str() && k.str() == field ? f(x) : v_.keep(x))) return false;
+    }
+    return true;
+  }
+  bool content(const Value& x, size_t& at) {
+    if (x.is_str()) return text(x, at);
+    v_.list(x.items().size());
+    for (const auto& part : x.items()) {
+      const Value* t = conv::get(part, "text");
+      if (!(t && t->is_str() ? dict_with(part, "text", [&](const Value& v) { return text(v, at); }) : v_.keep(part)))
+        return false;
+    }
+    return true;
+  }
+  bool calls(const Value& x, size_t& at) {
+    v_.list(x.items().size());
+    for (const auto& call : x.items()) {
+      const Value* fn = conv::get(call, "function");
+      const Value* args = fn ? conv::get(*fn, "arguments") : nullptr;
+      bool ok = !args ? v_.keep(call) : dict_with(call, "function", [&](const Value& f) {
+        return dict_with(f, "arguments", [&](const Value& a) { return tree(a, at); });
+      });
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  MarkedVisitor& v_;
+  const bool probe_;
+  std::string marker_;
+};
+
+}  // namespace
+
+bool walk_marked_messages(const Value& messages, bool escape_probe, MarkedVisitor& visit) {
+  return MarkedWalk(visit, escape_probe).messages(messages);
+}
+
+namespace {
+
 std::string_view strip(std::string_view t, bool left, bool right) {
   constexpr std::string_view ws = " \t\n\r\v\f";
   size_t b = left ? t.find_first_not_of(ws) : 0;

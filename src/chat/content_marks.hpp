@@ -34,6 +34,21 @@ struct MarkedMessages {
 // HTML-escaping filters would change.
 MarkedMessages mark_message_texts(const Value& messages, bool escape_probe = false);
 
+// The same marked messages walked without being made (the render cache's key of a conversation
+// of a known shape): the visitor sees the copy's values in order, each text (a view into
+// `messages`) with its number (as in MarkedMessages::texts) and marker. False when the visitor
+// refuses a value.
+class MarkedVisitor {
+ public:
+  virtual ~MarkedVisitor() = default;
+  virtual bool keep(const Value& v) = 0;  // a value the copy holds as it is
+  virtual void list(size_t n) = 0;        // a new list (ListKind::List) of n items, which follow
+  virtual void dict(size_t n) = 0;        // a new dict of n entries, which follow: key, then value
+  virtual bool key(const Value& k) = 0;
+  virtual void text(size_t index, std::string_view text, std::string_view marker) = 0;  // a marker for a text
+};
+bool walk_marked_messages(const Value& messages, bool escape_probe, MarkedVisitor& visit);
+
 // A marker at a byte offset of a render: the index of its text, its length, and (markers made
 // with escape_probe) how its text shows there.
 struct MarkerAt {

@@ -86,7 +86,7 @@ void escape_pieces(MarkedRender& r) {
 }
 
 // put_back's text escaped as a JSON string's contents, from the escaped pieces.
-void put_back_json(const MarkedRender& r, const std::vector<std::string>& texts, std::string& out) {
+void put_back_json(const MarkedRender& r, const std::vector<std::string_view>& texts, std::string& out) {
   std::string shown;
   for (const Piece& p : r.pieces) {
     out.append(r.json, p.json_begin, p.json_end - p.json_begin);
@@ -121,7 +121,7 @@ bool cut(MarkedRender& r, size_t texts) {
 
 // The render with the texts in place of the markers; with `where`, the byte ranges the texts
 // took in it (sorted, adjacent ones merged: chat::merge_ranges).
-std::string put_back(const MarkedRender& r, const std::vector<std::string>& texts, TextRanges* where = nullptr) {
+std::string put_back(const MarkedRender& r, const std::vector<std::string_view>& texts, TextRanges* where = nullptr) {
   std::string out;
   size_t size = 0;
   for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
@@ -151,6 +151,30 @@ bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b)
          });
 }
 
+// The shape key of a conversation: its messages as mark_message_texts marks them (texts as
+// markers), written straight from the messages (chat::walk_marked_messages), with its texts.
+class ShapeKeyOf : public chat::MarkedVisitor {
+ public:
+  ShapeKeyOf(ValueKey& key, std::vector<std::string_view>& texts) : key_(key), texts_(texts) { texts_.clear(); }
+  bool keep(const Value& v) override { return key_.add(v); }
+  void list(size_t n) override { key_.open_list(n); }
+  void dict(size_t n) override { key_.open_dict(n); }
+  bool key(const Value& k) override { return key_.add_key(k); }
+  void text(size_t index, std::string_view text, std::string_view marker) override {
+    if (texts_.size() <= index) texts_.resize(index + 1);
+    texts_[index] = text;
+    key_.add_string(marker);
+  }
+
+ private:
+  ValueKey& key_;
+  std::vector<std::string_view>& texts_;
+};
+
+bool same_texts(const std::vector<std::string>& a, const std::vector<std::string_view>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
 }  // namespace
 
 struct RenderCache::Impl {
@@ -162,12 +186,13 @@ struct RenderCache::Impl {
   };
   std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> shapes;
   std::string key_buffer;
+  std::vector<std::string_view> texts;  // the conversation's texts, views into its messages
   size_t bytes = 0;
   bool on = true;
 
   // Texts a template could tell from their markers (render_cache.hpp).
-  bool screened(const std::vector<std::string>& texts) const {
-    for (const std::string& t : texts) {
+  bool screened(const std::vector<std::string_view>& texts) const {
+    for (std::string_view t : texts) {
       if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
       if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
       if (literals.end_chars.find(t.front()) != std::string::npos ||
@@ -205,26 +230,34 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   };
   Impl& im = *impl_;
   if (!im.on) return real();
-  chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
-  if (im.screened(marked.texts)) {
+  ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
+  std::vector<std::string_view>& texts = im.texts;
+  ShapeKeyOf walk(shape_key, texts);
+  const bool keyed = chat::walk_marked_messages(messages, true, walk) && shape_key.add(variables);
+  if (!keyed) {  // not cached (a value JSON cannot hold); the texts, whole, for the count
+    chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+    texts.assign(marked.texts.begin(), marked.texts.end());
+    if (im.screened(texts)) ++stats_.screened;
+    texts.clear();  // views into `marked`
+    return real();
+  }
+  if (im.screened(texts)) {
     ++stats_.screened;
     return real();
   }
-  ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
-  if (!shape_key.add(marked.messages) || !shape_key.add(variables)) return real();  // not cached
   const std::string_view key = shape_key.view();
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
     const Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
-    if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), marked.texts, *first_json);
+    if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
     std::vector<chat::CaseResult> out(s.renders.size());
     if (ranges) ranges->resize(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const MarkedRender& r = s.renders[i];
       out[i].ok = r.ok;
       if (r.ok)
-        out[i].text = put_back(r, marked.texts, ranges ? &(*ranges)[i] : nullptr);
+        out[i].text = put_back(r, texts, ranges ? &(*ranges)[i] : nullptr);
       else
         out[i].error = r.error, out[i].message = r.message;
     }
@@ -237,6 +270,9 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   Shape s;
   s.keys = keys;
   s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
+  // The messages to render, marked; their texts must be the ones the key was made with.
+  chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+  s.usable = s.usable && same_texts(marked.texts, texts);
   try {
     for (size_t i = 0; s.usable && i < out.size(); ++i) {
       chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
@@ -250,7 +286,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
         s.usable = m.error == out[i].error && m.message == out[i].message;
       } else {
         r.marked = std::move(m.text);
-        s.usable = cut(r, marked.texts.size()) && put_back(r, marked.texts) == out[i].text;
+        s.usable = cut(r, texts.size()) && put_back(r, texts) == out[i].text;
       }
       s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
       s.renders.push_back(std::move(r));
@@ -264,7 +300,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     if (ranges) {
       ranges->resize(s.renders.size());
       for (size_t i = 0; i < s.renders.size(); ++i)
-        if (s.renders[i].ok) put_back(s.renders[i], marked.texts, &(*ranges)[i]);
+        if (s.renders[i].ok) put_back(s.renders[i], texts, &(*ranges)[i]);
     }
   } else {
     ++stats_.refused_shapes;

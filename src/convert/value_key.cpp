@@ -46,15 +46,8 @@ bool ValueKey::add(const Value& v) {
       const auto& entries = v.dict_obj().entries;
       tag('m');
       size(entries.size());
-      for (const auto& [k, x] : entries) {
-        if (!k.is_str()) {
-          if (!add(k)) return false;
-        } else {
-          tag('k');
-          text(k.str());
-        }
-        if (!add(x)) return false;
-      }
+      for (const auto& [k, x] : entries)
+        if (!add_key(k) || !add(x)) return false;
       return true;
     }
     default:

@@ -20,6 +20,26 @@ class ValueKey {
 
   // False for values JSON cannot hold (the key is then unusable).
   bool add(const Value& v);
+  // The parts of a value written piece by piece, as add writes them: a list (ListKind::List) or
+  // dict header before its items or entries, a dict key, a string.
+  void open_list(size_t n) {
+    tag(static_cast<char>('0' + static_cast<int>(ListKind::List)));
+    size(n);
+  }
+  void open_dict(size_t n) {
+    tag('m');
+    size(n);
+  }
+  bool add_key(const Value& k) {
+    if (!k.is_str()) return add(k);
+    tag('k');
+    text(k.str());
+    return true;
+  }
+  void add_string(std::string_view s) {
+    tag('s');
+    if (strings_ == Strings::text) text(s);
+  }
   std::string_view view() const { return std::string_view(buf_.data(), at_); }
 
  private:
@@ -33,7 +53,7 @@ class ValueKey {
     buf_[at_++] = c;
   }
   void size(size_t n) { put(&n, sizeof n); }
-  void text(const std::string& s) {
+  void text(std::string_view s) {
     size(s.size());
     put(s.data(), s.size());
   }

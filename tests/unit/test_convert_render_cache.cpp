@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "chat/content_marks.hpp"
 #include "chat/render_case.hpp"
 #include "convert/formats.hpp"
 #include "convert/labeler.hpp"
 #include "convert/render_cache.hpp"
+#include "convert/value_key.hpp"
 #include "toolchat/jinja.hpp"
 #include "value/json.hpp"
 
@@ -305,4 +307,51 @@ TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
   // Reuse is what the test is about: a conversation of a known shape is put
   // together.
   EXPECT_GT(reused * 4, labeled) << reused << " of " << labeled;
+}
+
+namespace {
+
+// ValueKey pieces from chat::walk_marked_messages, and the texts it names.
+class WalkKey : public chat::MarkedVisitor {
+ public:
+  explicit WalkKey(ValueKey& k) : k_(k) {}
+  bool keep(const Value& v) override { return k_.add(v); }
+  void list(size_t n) override { k_.open_list(n); }
+  void dict(size_t n) override { k_.open_dict(n); }
+  bool key(const Value& k) override { return k_.add_key(k); }
+  void text(size_t index, std::string_view text, std::string_view marker) override {
+    if (texts.size() <= index) texts.resize(index + 1);
+    texts[index] = std::string(text);
+    k_.add_string(marker);
+  }
+  std::vector<std::string> texts;
+
+ private:
+  ValueKey& k_;
+};
+
+}  // namespace
+
+// The cache keys a conversation by walking its messages as mark_message_texts marks them,
+// without making the marked copy: the walk must see exactly that copy, and number the texts
+// the same way, whatever order a message's fields come in.
+TEST(ConvertRenderCache, MarkedWalkSeesTheMarkedCopy) {
+  const char* rows[] = {
+      R"([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello", "reasoning_content": "think"}])",
+      R"([{"reasoning_content": "first", "role": "assistant", "tool_calls": [{"function": {"arguments": {"a": ["x", 1, {"b": "y"}], "c": ""}, "name": "f"}, "type": "function"}, {"function": {"name": "g"}}], "content": "last"}])",
+      R"([{"role": "user", "content": [{"type": "text", "text": "part one"}, {"type": "image"}, {"text": ""}, {"text": 3}, {"type": "text", "text": "part two"}]}, "not a dict", {"content": null, "tool_calls": "no list"}])",
+      R"([{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\"q\": 1}", "name": "s"}}], "content": ""}, {"role": "tool", "content": "out"}])",
+  };
+  for (const char* r : rows) {
+    Value messages = json::parse(r);
+    chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+    std::string a, b;
+    ValueKey made(a, ValueKey::Strings::text);
+    ASSERT_TRUE(made.add(marked.messages));
+    ValueKey walked(b, ValueKey::Strings::text);
+    WalkKey w(walked);
+    ASSERT_TRUE(chat::walk_marked_messages(messages, true, w));
+    EXPECT_EQ(made.view(), walked.view()) << r;
+    EXPECT_EQ(marked.texts, w.texts) << r;
+  }
 }
