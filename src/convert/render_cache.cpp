@@ -36,14 +36,20 @@ size_t last_char(std::string_view s) {
   return i;
 }
 
+// Appends s escaped as a JSON string's contents (json::dump_string without the quotes).
+void append_escaped(std::string& out, std::string_view s) {
+  const size_t at = out.size();
+  json::dump_string(out, s, false);
+  out.erase(at, 1);
+  out.pop_back();
+}
+
 void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
   if (shown == chat::MarkerAt::Shown::raw) {
     out += t;
   } else {  // tojson: json.dumps(ensure_ascii=False), as the probe shows (its
-            // "<" and marker characters raw)
-    std::string quoted;
-    json::dump_string(quoted, t, false);
-    out.append(quoted, 1, quoted.size() - 2);
+            // "<" and marker characters raw), without the quotes
+    append_escaped(out, t);
   }
 }
 
@@ -67,14 +73,6 @@ struct MarkedRender {
   // the whole text escaped.
   std::string json;
 };
-
-// Appends s escaped as a JSON string's contents (json::dump_string without the quotes).
-void append_escaped(std::string& out, std::string_view s) {
-  const size_t at = out.size();
-  json::dump_string(out, s, false);
-  out.erase(at, 1);
-  out.pop_back();
-}
 
 void escape_pieces(MarkedRender& r) {
   r.json.clear();
