@@ -161,5 +161,7 @@ std::string row_json(const Row& row);
 void append_row_json(std::string& out, const Row& row);
 // The same object as a Value (for callers that hand rows on as objects, not text).
 Value row_value(const Row& row);
+// The spans' start and end in code points (as Python indexes the text), as row_json writes them.
+std::vector<std::pair<size_t, size_t>> span_chars(const Row& row);
 
 }  // namespace toolchat::convert

@@ -103,8 +103,91 @@ struct Sink {
       append(PyUnicode_DecodeUTF8(r.out.data() + at, static_cast<Py_ssize_t>(end - at), "surrogatepass"));
       at = end + 1;
     }
-    for (const auto& row : r.values) append(to_python(row));
+    for (const auto& p : r.parts) append(row_dict(p));
   }
+
+  // The dict of an output row, as json.loads reads the CLI's line (keys in the same order).
+  PyObject* row_dict(const convert::RowParts& p) {
+    PyObject* d = PyDict_New();
+    if (!d) return nullptr;
+    auto set = [&](PyObject* key, PyObject* v) {
+      if (!v) return false;
+      int rc = PyDict_SetItem(d, key, v);
+      Py_DECREF(v);
+      return rc == 0;
+    };
+    bool ok = set(keys.text, to_str(p.row.text));
+    PyObject* spans = ok ? PyList_New(static_cast<Py_ssize_t>(p.row.spans.size())) : nullptr;
+    for (size_t i = 0; spans && i < p.row.spans.size(); ++i) {
+      const convert::Span& s = p.row.spans[i];
+      PyObject* sd = PyDict_New();
+      if (!sd) {
+        Py_CLEAR(spans);
+        break;
+      }
+      PyList_SET_ITEM(spans, static_cast<Py_ssize_t>(i), sd);
+      PyObject* role = role_str(s.role);
+      PyObject* train = s.train ? Py_True : Py_False;
+      Py_INCREF(train);
+      auto put = [&](PyObject* key, PyObject* v) {
+        if (!v) return false;
+        int rc = PyDict_SetItem(sd, key, v);
+        Py_DECREF(v);
+        return rc == 0;
+      };
+      if (!(put(keys.role, role) && put(keys.train, train) && put(keys.start, PyLong_FromSize_t(p.span_chars[i].first)) &&
+            put(keys.end, PyLong_FromSize_t(p.span_chars[i].second)) &&
+            put(keys.byte_start, PyLong_FromSize_t(s.begin)) && put(keys.byte_end, PyLong_FromSize_t(s.end)))) {
+        Py_CLEAR(spans);
+        break;
+      }
+    }
+    ok = ok && set(keys.spans, spans);
+    if (ok && p.tokens) {
+      ok = set(keys.input_ids, int_list(p.ids)) && set(keys.labels, int_list(p.labels));
+    }
+    if (!ok) Py_CLEAR(d);
+    return d;
+  }
+
+  template <class T>
+  static PyObject* int_list(const std::vector<T>& v) {
+    PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.size()));
+    for (size_t i = 0; l && i < v.size(); ++i) {
+      PyObject* x = PyLong_FromLongLong(static_cast<long long>(v[i]));
+      if (!x) {
+        Py_CLEAR(l);
+        break;
+      }
+      PyList_SET_ITEM(l, static_cast<Py_ssize_t>(i), x);
+    }
+    return l;
+  }
+
+  // A role's str, made once per role (a new reference).
+  PyObject* role_str(const std::string& role) {
+    for (auto& [r, o] : roles)
+      if (r == role) {
+        Py_INCREF(o.ptr());
+        return o.ptr();
+      }
+    pyb::object o = pyb::reinterpret_steal<pyb::object>(to_str(role));
+    if (!o) return nullptr;
+    if (roles.size() < 16) roles.emplace_back(role, o);
+    return o.release().ptr();
+  }
+
+  // The output rows' keys, interned once.
+  struct Keys {
+    PyObject* make(const char* s) { return PyUnicode_InternFromString(s); }
+    PyObject *text = make("text"), *spans = make("spans"), *role = make("role"), *train = make("train"),
+             *start = make("start"), *end = make("end"), *byte_start = make("byte_start"),
+             *byte_end = make("byte_end"), *input_ids = make("input_ids"), *labels = make("labels");
+    ~Keys() {
+      for (PyObject* k : {text, spans, role, train, start, end, byte_start, byte_end, input_ids, labels}) Py_XDECREF(k);
+    }
+  } keys;
+  std::vector<std::pair<std::string, pyb::object>> roles;
 
   void append(PyObject* o) {
     if (!o) throw pyb::error_already_set();
@@ -154,7 +237,7 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
   cfg.model = model;
   cfg.list_mismatches = !check.is_none();
   cfg.max_length = max_length;
-  cfg.rows_as_values = !as_json;  // dicts made from Values, not from JSON text read back
+  cfg.rows_as_parts = !as_json;  // dicts made from the rows' parts, not from JSON text read back
   convert::LabelOptions& opts = cfg.label;
   opts.template_name = name;
   opts.train_on_prompt = train_on_prompt;

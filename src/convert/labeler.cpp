@@ -530,12 +530,24 @@ void append_row_json(std::string& out, const Row& row) {
   out += "]}";
 }
 
-Value row_value(const Row& row) {
+std::vector<std::pair<size_t, size_t>> span_chars(const Row& row) {
   CodePoints cp(row.text);
+  std::vector<std::pair<size_t, size_t>> out;
+  out.reserve(row.spans.size());
+  for (const auto& s : row.spans) {
+    const size_t a = cp.at(s.begin);
+    out.emplace_back(a, cp.at(s.end));
+  }
+  return out;
+}
+
+Value row_value(const Row& row) {
+  const auto chars = span_chars(row);
   std::vector<Value> spans;
   spans.reserve(row.spans.size());
-  for (const auto& s : row.spans) {
-    const int64_t a = static_cast<int64_t>(cp.at(s.begin)), b = static_cast<int64_t>(cp.at(s.end));
+  for (size_t i = 0; i < row.spans.size(); ++i) {
+    const Span& s = row.spans[i];
+    const int64_t a = static_cast<int64_t>(chars[i].first), b = static_cast<int64_t>(chars[i].second);
     spans.push_back(DictBuilder()
                         .add("role", s.role)
                         .add("train", s.train)

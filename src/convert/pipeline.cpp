@@ -275,7 +275,7 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
   }
   size_t written = 0;
   for (size_t i = 0; i < l.rows.size(); ++i) {
-    const bool as_json = !cfg.output.empty() && !cfg.rows_as_values;
+    const bool as_json = !cfg.output.empty() && !cfg.rows_as_parts;
     if (tok) {
       TokenRow t = tokenize_row(*tok, l.rows[i], cfg.max_length);
       r.stats.texts_not_found += l.rows[i].texts_not_found;
@@ -294,15 +294,26 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
       }
       r.stats.tokens += t.ids.size();
       r.stats.straddling += t.straddling;
-      if (cfg.rows_as_values) r.values.push_back(token_row_value(l.rows[i], t));
-      else if (as_json) append_token_row_json(r.out, l.rows[i], t);
-    } else if (cfg.rows_as_values) {
-      r.values.push_back(row_value(l.rows[i]));
+      if (cfg.rows_as_parts) {
+        RowParts& p = r.parts.emplace_back();
+        p.tokens = true;
+        p.ids = std::move(t.ids);
+        p.labels = std::move(t.labels);
+      } else if (as_json) {
+        append_token_row_json(r.out, l.rows[i], t);
+      }
+    } else if (cfg.rows_as_parts) {
+      r.parts.emplace_back();
     } else if (as_json) {
       append_row_json(r.out, l.rows[i]);
     }
     if (as_json) r.out += '\n';
     for (const auto& s : l.rows[i].spans) r.stats.trained_spans += s.train;
+    if (cfg.rows_as_parts) {
+      RowParts& p = r.parts.back();
+      p.span_chars = span_chars(l.rows[i]);
+      p.row = std::move(l.rows[i]);
+    }
     ++written;
   }
   if (written == 0) return;
@@ -337,7 +348,7 @@ std::string reason_kind(const std::string& reason) {
 
 void RowResult::clear() {
   out.clear();
-  values.clear();
+  parts.clear();
   error.reset();
   reason.clear();
   notes.clear();

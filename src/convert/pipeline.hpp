@@ -46,8 +46,8 @@ struct ConvertConfig {
   // every row (convert/token_rows.hpp); max_length > 0 cuts longer rows to their first N tokens.
   std::string tokenizer;
   size_t max_length = 0;
-  // convert_row: each output row as a Value (RowResult::values) instead of a JSON line.
-  bool rows_as_values = false;
+  // convert_row: each output row as its parts (RowResult::parts) instead of a JSON line.
+  bool rows_as_parts = false;
   // Called on the calling thread after each batch of rows is written (and once at the end).
   std::function<void(const ConvertProgress&)> on_progress;
 };
@@ -79,6 +79,16 @@ struct ConvertStats {
 // replaces cfg.output only when at least one row converted (else the path is left untouched).
 ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
 
+// An output row as what its JSON line holds, for callers that build objects of their own (the
+// Python module's dicts): the row, its spans in code points (span_chars), its tokens.
+struct RowParts {
+  Row row;
+  std::vector<std::pair<size_t, size_t>> span_chars;
+  bool tokens = false;  // with a tokenizer: input_ids and labels
+  std::vector<uint32_t> ids;
+  std::vector<int64_t> labels;
+};
+
 // One row as run_convert converts each line: parsed (convert_line; a blank line is no row: its
 // stats stay 0), read in the format, labeled and, with a tokenizer, tokenized. What run_convert
 // reports for the row after "IN:LINE: " is in `reason` (a bad row), `notes` and `mismatches`.
@@ -86,7 +96,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err);
 // a row. A RowResult is reused from row to row (clear keeps its buffers).
 struct RowResult {
   std::string out;                      // the output rows as JSON lines, each ending in '\n' (none when cfg.output is "")
-  std::vector<Value> values;            // ... or as Values (cfg.rows_as_values)
+  std::vector<RowParts> parts;          // ... or as parts (cfg.rows_as_parts)
   std::optional<Error> error;           // the row is bad (skipped)
   std::string reason;                   // ... why, as reported: "invalid JSON: ...", "PATH: ...", "Kind: ..."
   std::vector<std::string> notes;       // a converted row's warnings (special-token text in a message)

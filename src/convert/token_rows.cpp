@@ -57,16 +57,4 @@ void append_token_row_json(std::string& out, const Row& row, const TokenRow& t) 
   out += "]}";
 }
 
-Value token_row_value(const Row& row, const TokenRow& t) {
-  Value v = row_value(row);
-  std::vector<Value> ids, labels;
-  ids.reserve(t.ids.size());
-  labels.reserve(t.labels.size());
-  for (uint32_t id : t.ids) ids.push_back(Value::integer(static_cast<int64_t>(id)));
-  for (int64_t l : t.labels) labels.push_back(Value::integer(l));
-  v.dict_obj().set(Value::string("input_ids"), Value::list(std::move(ids)));
-  v.dict_obj().set(Value::string("labels"), Value::list(std::move(labels)));
-  return v;
-}
-
 }  // namespace toolchat::convert

@@ -27,7 +27,5 @@ TokenRow tokenize_row(const tokenize::Tokenizer& tok, const Row& row, size_t max
 
 // row_json(row) with "input_ids" and "labels" added, appended to `out`.
 void append_token_row_json(std::string& out, const Row& row, const TokenRow& t);
-// The same object as a Value.
-Value token_row_value(const Row& row, const TokenRow& t);
 
 }  // namespace toolchat::convert
