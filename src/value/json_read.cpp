@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "value/bigint.hpp"
+#include "value/escape_scan.hpp"
 #include "value/files.hpp"
 #include "value/json.hpp"
 #include "value/utf8_check.hpp"
@@ -132,14 +133,12 @@ size_t Reader::scan_string(size_t i, std::string_view& sv) {
   out.clear();
   size_t end = i;
   for (;;) {
-    size_t next = end;
-    unsigned char c = 0;
-    for (; next < n_; ++next) {
-      c = at(next);
-      if (c == '"' || c == '\\') break;
-      if (c <= 0x1F) fail("Invalid control character at", next);
-    }
+    // The next quote, backslash or control character (16 bytes at a time): a string's plain runs
+    // are most of a JSON line.
+    size_t next = next_escape(reinterpret_cast<const unsigned char*>(s_.data()), end, n_, false);
     if (next == n_) fail("Unterminated string starting at", begin);
+    unsigned char c = at(next);
+    if (c <= 0x1F) fail("Invalid control character at", next);
     if (c == '"') {
       if (end == i) {  // no escapes: a view into the input
         sv = s_.substr(i, next - i);
