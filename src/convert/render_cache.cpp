@@ -36,20 +36,12 @@ size_t last_char(std::string_view s) {
   return i;
 }
 
-// Appends s escaped as a JSON string's contents (json::dump_string without the quotes).
-void append_escaped(std::string& out, std::string_view s) {
-  const size_t at = out.size();
-  json::dump_string(out, s, false);
-  out.erase(at, 1);
-  out.pop_back();
-}
-
 void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
   if (shown == chat::MarkerAt::Shown::raw) {
     out += t;
   } else {  // tojson: json.dumps(ensure_ascii=False), as the probe shows (its
             // "<" and marker characters raw), without the quotes
-    append_escaped(out, t);
+    json::append_escaped(out, t, false);
   }
 }
 
@@ -78,7 +70,7 @@ void escape_pieces(MarkedRender& r) {
   r.json.clear();
   for (Piece& p : r.pieces) {
     p.json_begin = r.json.size();
-    append_escaped(r.json, std::string_view(r.marked).substr(p.begin, p.end - p.begin));
+    json::append_escaped(r.json, std::string_view(r.marked).substr(p.begin, p.end - p.begin), false);
     p.json_end = r.json.size();
   }
 }
@@ -90,11 +82,11 @@ void put_back_json(const MarkedRender& r, const std::vector<std::string_view>& t
     out.append(r.json, p.json_begin, p.json_end - p.json_begin);
     if (p.text < 0) continue;
     if (p.shown == chat::MarkerAt::Shown::raw) {
-      append_escaped(out, texts[p.text]);
+      json::append_escaped(out, texts[p.text], false);
     } else {
       shown.clear();
       append_shown(shown, texts[p.text], p.shown);
-      append_escaped(out, shown);
+      json::append_escaped(out, shown, false);
     }
   }
 }
