@@ -161,6 +161,15 @@ class ShapeKeyOf : public chat::MarkedVisitor {
   std::vector<std::string_view>& texts_;
 };
 
+}  // namespace
+
+bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts) {
+  ShapeKeyOf walk(key, texts);
+  return chat::walk_marked_messages(messages, true, walk);
+}
+
+namespace {
+
 bool same_texts(const std::vector<std::string>& a, const std::vector<std::string_view>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
@@ -222,8 +231,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   if (!im.on) return real();
   ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
   std::vector<std::string_view>& texts = im.texts;
-  ShapeKeyOf walk(shape_key, texts);
-  const bool keyed = chat::walk_marked_messages(messages, true, walk) && shape_key.add(variables);
+  const bool keyed = marked_messages_key(messages, shape_key, texts) && shape_key.add(variables);
   if (!keyed) {  // not cached (a value JSON cannot hold); the texts, whole, for the count
     chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
     texts.assign(marked.texts.begin(), marked.texts.end());

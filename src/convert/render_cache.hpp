@@ -109,4 +109,11 @@ struct TestedLiterals {
 };
 TestedLiterals tested_literals(const jinja::Template& t);
 
+class ValueKey;
+// The key of a conversation's messages as chat::mark_message_texts(messages, true) marks them
+// (texts as markers), written into `key` straight from the messages, and their texts (views
+// into them, numbered as MarkedMessages::texts). False for a value JSON cannot hold. The cache's
+// key of a conversation; exposed for tests.
+bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts);
+
 }  // namespace toolchat::convert

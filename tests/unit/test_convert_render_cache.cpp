@@ -309,29 +309,6 @@ TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
   EXPECT_GT(reused * 4, labeled) << reused << " of " << labeled;
 }
 
-namespace {
-
-// ValueKey pieces from chat::walk_marked_messages, and the texts it names.
-class WalkKey : public chat::MarkedVisitor {
- public:
-  explicit WalkKey(ValueKey& k) : k_(k) {}
-  bool keep(const Value& v) override { return k_.add(v); }
-  void list(size_t n) override { k_.open_list(n); }
-  void dict(size_t n) override { k_.open_dict(n); }
-  bool key(const Value& k) override { return k_.add_key(k); }
-  void text(size_t index, std::string_view text, std::string_view marker) override {
-    if (texts.size() <= index) texts.resize(index + 1);
-    texts[index] = std::string(text);
-    k_.add_string(marker);
-  }
-  std::vector<std::string> texts;
-
- private:
-  ValueKey& k_;
-};
-
-}  // namespace
-
 // The cache keys a conversation by walking its messages as mark_message_texts marks them,
 // without making the marked copy: the walk must see exactly that copy, and number the texts
 // the same way, whatever order a message's fields come in.
@@ -349,9 +326,9 @@ TEST(ConvertRenderCache, MarkedWalkSeesTheMarkedCopy) {
     ValueKey made(a, ValueKey::Strings::text);
     ASSERT_TRUE(made.add(marked.messages));
     ValueKey walked(b, ValueKey::Strings::text);
-    WalkKey w(walked);
-    ASSERT_TRUE(chat::walk_marked_messages(messages, true, w));
+    std::vector<std::string_view> texts;
+    ASSERT_TRUE(marked_messages_key(messages, walked, texts));
     EXPECT_EQ(made.view(), walked.view()) << r;
-    EXPECT_EQ(marked.texts, w.texts) << r;
+    EXPECT_EQ(marked.texts, std::vector<std::string>(texts.begin(), texts.end())) << r;
   }
 }
