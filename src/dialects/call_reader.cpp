@@ -27,7 +27,7 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
     p.advance(js_.feed(p.rest()));
     Stop st = js_.stop();
     if (st == Stop::ValueStart) {
-      if (js_.kind() != '{') return Status::NotObject;
+      if (js_.kind() != '{' && !(arrays_ && js_.kind() == '[')) return Status::NotObject;
       if (!p.call_is_open()) p.open_call(sink, id, name);
       continue;
     }

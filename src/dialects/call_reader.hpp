@@ -31,11 +31,17 @@ class ArgsReader {
     NotObject,  // the text is not a JSON object (nothing emitted, nothing consumed but whitespace)
     Broken,     // the object's text turned invalid after the call was announced (still open)
   };
-  void reset() { js_.reset(0); }
+  // `arrays`: a JSON array is read (and streamed) as the arguments too, where the family gives it
+  // as written (ReAct / LLaMA-Factory, with an InvalidArguments warning of the family's).
+  void reset(bool arrays = false) {
+    js_.reset(0);
+    arrays_ = arrays;
+  }
   Status step(ParserBase& p, Sink& sink, const std::string& id, const std::string& name);
 
  private:
   JsonStream js_;
+  bool arrays_ = false;
 };
 
 class CallReader {
