@@ -192,6 +192,8 @@ const StreamCase kStreamCases[] = {
     {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" "
                 "type=\"string\"<|sep|>a.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>VALUE"
                 "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
+    {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>json type=\"object\"<|sep|>"
+                "{\"path\": \"a.txt\", \"content\": \"VALUE\"}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
