@@ -74,5 +74,9 @@ std::string dumps(const Value& v, const DumpOptions& o = {});
 
 // The JSON string literal for s (with quotes), as json.dumps(str) writes it.
 void dump_string(std::string& out, std::string_view s, bool ensure_ascii = true);
+// The same text without the quotes: what a streamed string value appends piece by piece. With
+// ensure_ascii false, bytes from 0x80 pass through as they are, so pieces cut inside a character
+// join into the same bytes as the whole.
+void append_escaped(std::string& out, std::string_view s, bool ensure_ascii = true);
 
 }  // namespace toolchat::json

@@ -163,7 +163,7 @@ class DsmlParser final : public scan::ThinkParser {
     if (h.which < 0 && eof) upto = r.size();
     if (as_string_) {
       std::string piece;
-      schema::append_json_escaped(piece, r.substr(0, upto));
+      json::append_escaped(piece, r.substr(0, upto), false);
       call_text(sink, piece);
     } else {
       value_.append(r.substr(0, upto));

@@ -16,13 +16,6 @@ bool key_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c
 bool key_char(char c) { return key_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
 bool ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// s (UTF-8, WTF-8 surrogates allowed) as the inside of a JSON string.
-void append_escaped(std::string& out, std::string_view s) {
-  std::string t;
-  json::dump_string(t, s, false);
-  out.append(t, 1, t.size() - 2);
-}
-
 // The length of the escape sequence at in[0] == '\\', 0 when more input is needed, SIZE_MAX when
 // it cannot be decided into one (an over-long \N{…}).
 size_t escape_len(std::string_view in, bool eof) {
@@ -117,7 +110,7 @@ std::optional<KwargsStream::Status> KwargsStream::equals(Pass& x) {
   if (!x.p.call_is_open()) x.p.open_call(x.sink, "", x.name);
   x.out += params_++ ? "," : "{";
   x.out += '"';
-  append_escaped(x.out, key_);
+  json::append_escaped(x.out, key_, false);
   x.out += "\":";
   key_.clear();
   st_ = St::Value;
@@ -163,7 +156,7 @@ std::optional<KwargsStream::Status> KwargsStream::string_part(Pass& x) {
     if (n >= 2 && in[i + 1] == '\n') lit = "''";  // a line continuation
     std::optional<Value> v = pylit::parse(lit);
     if (!v || !v->is_str()) return Status::Broken;
-    append_escaped(x.out, v->str());
+    json::append_escaped(x.out, v->str(), false);
     x.i += n;
     return std::nullopt;
   }
@@ -172,7 +165,7 @@ std::optional<KwargsStream::Status> KwargsStream::string_part(Pass& x) {
   while (j < in.size() && in[j] != quote_ && in[j] != '\\') ++j;
   size_t end = x.eof ? j : i + scan::utf8_safe_end(in.substr(i, j - i));
   if (end == i) return Status::NeedMore;
-  append_escaped(x.out, in.substr(i, end - i));
+  json::append_escaped(x.out, in.substr(i, end - i), false);
   x.i = end;
   return std::nullopt;
 }

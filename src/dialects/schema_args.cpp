@@ -90,9 +90,8 @@ std::optional<std::string> as_number(std::string_view t) {
 }
 
 std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  append_json_escaped(out, s);
-  out += '"';
+  std::string out;
+  json::dump_string(out, s, false);
   return out;
 }
 
@@ -135,30 +134,6 @@ std::optional<std::string> xml_attr(std::string_view tag, std::string_view key) 
     size_t end = tag.find(tag[q], q + 1);
     if (end == std::string_view::npos) return std::nullopt;
     return std::string(tag.substr(q + 1, end - q - 1));
-  }
-}
-
-void append_json_escaped(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += kHex[u >> 4];
-          out += kHex[u & 15];
-        } else {
-          out += c;
-        }
-    }
   }
 }
 
@@ -244,7 +219,7 @@ void ArgsWriter::text(Sink& sink, std::string_view piece) {
     piece_out = "\"";
     streaming_ = true;
   }
-  append_json_escaped(piece_out, std::string_view(pending_).substr(0, keep));
+  json::append_escaped(piece_out, std::string_view(pending_).substr(0, keep), false);
   out(sink, std::move(piece_out));
   pending_.erase(0, keep);
   ws_tail_ = std::min(ws_tail_, pending_.size());
@@ -260,7 +235,7 @@ void ArgsWriter::end_param(Sink& sink) {
   }
   if (streaming_) {
     std::string tail;
-    append_json_escaped(tail, v);
+    json::append_escaped(tail, v, false);
     out(sink, tail + "\"");
   } else {
     out(sink, typed_json(v, type_, rules_));

@@ -55,9 +55,6 @@ struct Rules {
 // The JSON text of a value given as text.
 std::string typed_json(std::string_view text, ParamType t, const Rules& r);
 
-// The body of a JSON string literal for s (no quotes), as json.dumps(ensure_ascii=False) writes it.
-void append_json_escaped(std::string& out, std::string_view s);
-
 // How a value's text is trimmed: exactly one '\n' each side (Qwen3-Coder, Seed-OSS), all ASCII
 // whitespace each side (GLM, MiniMax) or not at all (Kimi K3, whose values sit between tokens).
 enum class Trim { OneNewline, Whitespace, None };

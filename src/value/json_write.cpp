@@ -283,6 +283,12 @@ void Writer::dict(const DictObj& d, int depth) {
 }  // namespace
 
 void dump_string(std::string& out, std::string_view s, bool ensure_ascii) {
+  out += '"';
+  append_escaped(out, s, ensure_ascii);
+  out += '"';
+}
+
+void append_escaped(std::string& out, std::string_view s, bool ensure_ascii) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   // Written through a pointer into a scratch buffer with room for the worst case (a byte becomes
@@ -292,7 +298,6 @@ void dump_string(std::string& out, std::string_view s, bool ensure_ascii) {
   constexpr size_t kSlice = size_t{1} << 15;
   thread_local std::unique_ptr<char[]> scratch;
   thread_local size_t scratch_size = 0;
-  out += '"';
   for (size_t i = 0; i < n;) {
     const size_t stop = std::min(n, i + kSlice);
     const size_t room = 6 * (stop - i) + 24;  // + 24: a character read past `stop` (up to 3 bytes)
@@ -334,7 +339,6 @@ void dump_string(std::string& out, std::string_view s, bool ensure_ascii) {
     }
     out.append(start, static_cast<size_t>(d - start));
   }
-  out += '"';
 }
 
 void dump(std::string& out, const Value& v, const DumpOptions& o) {

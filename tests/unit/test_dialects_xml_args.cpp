@@ -128,7 +128,7 @@ TEST(SchemaArgs, TypesTextByTheSchema) {
 
 TEST(SchemaArgs, JsonEscapingMatchesPython) {
   std::string out;
-  schema::append_json_escaped(out, std::string("a\"b\\c\n\t\x01\x7f é"));
+  json::append_escaped(out, std::string("a\"b\\c\n\t\x01\x7f é"), false);
   EXPECT_EQ(out, "a\\\"b\\\\c\\n\\t\\u0001\x7f é");
   EXPECT_EQ("\"" + out + "\"", json::dumps(Value::string(std::string("a\"b\\c\n\t\x01\x7f é")),
                                            [] { json::DumpOptions o; o.ensure_ascii = false; return o; }()));
