@@ -16,7 +16,8 @@
 // against the expected calls: the call names and arguments (as JSON values) and the content
 // (surrounding whitespace aside).
 //
-// Usage: llama_compare [--all] [--only FAMILY] [--markdown FILE]
+// Usage: llama_compare [--all] [--only FAMILY [--template FILE]] [--markdown FILE]
+// (--template: another template for the family, to see what llama.cpp makes of it)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,11 +42,20 @@ using namespace toolchat;
 using Clock = std::chrono::steady_clock;
 
 // A family: our dialect, the template llama.cpp is given, and the model output of `n` calls of
-// write_file(path, content) in the family's format.
+// write_file(path, content) in the family's format, as the template renders an assistant message
+// with n calls (the form llama.cpp's parser for the template reads). `reasoning_open`: the
+// template's generation prompt opens a reasoning block, so the output starts inside it (both
+// parsers are told). `one_call_per_message`: n calls are n outputs of one call each, where only
+// that is read by both: gpt-oss's format ends the message with its one call (<|call|> is a stop
+// token, and the template renders only a message's first call); for MiniMax M2 the template writes
+// several <invoke> blocks in one <minimax:tool_call>, but the snapshot's generated parser expects
+// ", " between them (its default call separator), so it reads none of the template's own form.
 struct Family {
   const char* dialect;
   const char* template_path;  // under the repository
   std::function<std::string(size_t n, const std::string& content)> output;
+  bool reasoning_open = false;
+  bool one_call_per_message = false;
 };
 
 std::string json_string(const std::string& s) {
@@ -87,10 +97,15 @@ const std::vector<Family>& families() {
            return "{\"name\": \"write_file\", \"parameters\": " + args_json(i, c) + "}";
          }, ", ");
        }},
-      {"mistral", "tests/corpus/templates/vllm-mistral.jinja",
+      // vllm-mistral.jinja renders no calls at all, so llama.cpp cannot learn a call syntax from it
+      // (it throws); vllm-mistral_official.jinja and _parallel use a Jinja test llama.cpp lacks;
+      // Mistral 3's writes the calls as one array with 9-character ids.
+      {"mistral", "tests/corpus/templates/vllm-mistral3.jinja",
        [](size_t n, const std::string& c) {
-         return "[TOOL_CALLS][" + repeat(n, [&](size_t i) {
-           return "{\"name\": \"write_file\", \"arguments\": " + args_json(i, c) + "}";
+         return "[TOOL_CALLS] [" + repeat(n, [&](size_t i) {
+           char id[16];
+           std::snprintf(id, sizeof id, "c%08zu", i);
+           return "{\"name\": \"write_file\", \"arguments\": " + args_json(i, c) + ", \"id\": \"" + id + "\"}";
          }, ", ") + "]";
        }},
       {"glm45", "tests/dialects/templates/zai-org-GLM-4.6.jinja",
@@ -102,11 +117,12 @@ const std::vector<Family>& families() {
        }},
       {"minimax_m2", "tests/dialects/templates/unsloth-MiniMax-M2.jinja",
        [](size_t n, const std::string& c) {
-         return "<minimax:tool_call>\n" + repeat(n, [&](size_t i) {
+         return "The files are ready.\n</think>\n\n<minimax:tool_call>\n" + repeat(n, [&](size_t i) {
            return "<invoke name=\"write_file\">\n<parameter name=\"path\">f" + std::to_string(i) +
                   ".txt</parameter>\n<parameter name=\"content\">" + c + "</parameter>\n</invoke>\n";
          }) + "</minimax:tool_call>";
-       }},
+       },
+       true, true},
       {"seed_oss", "tests/dialects/templates/ByteDance-Seed-OSS.jinja",
        [](size_t n, const std::string& c) {
          return repeat(n, [&](size_t i) {
@@ -118,8 +134,9 @@ const std::vector<Family>& families() {
        [](size_t n, const std::string& c) {
          return repeat(n, [&](size_t i) {
            return "<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>" + args_json(i, c) + "<|call|>";
-         }, "<|start|>assistant");
-       }},
+         });
+       },
+       false, true},
   };
   return f;
 }
@@ -266,20 +283,16 @@ class NullSink final : public dialects::Sink {
   void on(dialects::Event&&) override { ++events; }
 };
 
-double ours_streamed(const dialects::Dialect& d, const dialects::ParseOptions& o, const std::string& text) {
-  return fastest([&] {
-    NullSink sink;
-    auto p = d.make_parser(o);
-    for (size_t i = 0; i < text.size(); i += 4) p->feed(std::string_view(text).substr(i, 4), sink);
-    p->finish(sink);
-  });
+void ours_stream_once(const dialects::Dialect& d, const dialects::ParseOptions& o, const std::string& text) {
+  NullSink sink;
+  auto p = d.make_parser(o);
+  for (size_t i = 0; i < text.size(); i += 4) p->feed(std::string_view(text).substr(i, 4), sink);
+  p->finish(sink);
 }
 
-double llama_streamed(const Llama& l, const std::string& text) {
-  return fastest([&] {
-    for (size_t i = 4; i < text.size(); i += 4) (void)llama_parse(l, text.substr(0, i), true);
-    (void)llama_parse(l, text, false);
-  });
+void llama_stream_once(const Llama& l, const std::string& text) {
+  for (size_t i = 4; i < text.size(); i += 4) (void)llama_parse(l, text.substr(0, i), true);
+  (void)llama_parse(l, text, false);
 }
 
 std::string content_of(size_t bytes) {
@@ -306,14 +319,15 @@ std::string fmt(const char* f, double v) {
 
 int main(int argc, char** argv) {
   bool all = false;
-  std::string only, markdown;
+  std::string only, markdown, template_override;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--all") all = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--template" && i + 1 < argc) template_override = argv[++i];
     else {
-      std::fprintf(stderr, "usage: llama_compare [--all] [--only FAMILY] [--markdown FILE]\n");
+      std::fprintf(stderr, "usage: llama_compare [--all] [--only FAMILY [--template FILE]] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -326,7 +340,7 @@ int main(int argc, char** argv) {
   for (const Family& fam : families()) {
     if (!only.empty() && only != fam.dialect) continue;
     const dialects::Dialect* d = dialects::find(fam.dialect);
-    std::string tpl = read_text(root + "/" + fam.template_path);
+    std::string tpl = read_text(template_override.empty() ? root + "/" + fam.template_path : template_override);
     if (!d || tpl.empty()) {
       std::fprintf(stderr, "%s: no dialect or no template %s\n", fam.dialect, fam.template_path);
       return 1;
@@ -335,25 +349,47 @@ int main(int argc, char** argv) {
     try {
       l = llama_setup(tpl, tools);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: llama.cpp cannot set up %s: %s\n", fam.dialect, fam.template_path, e.what());
+      std::fprintf(stderr, "%s: llama.cpp cannot set up %s: %s\n", fam.dialect,
+                   template_override.empty() ? fam.template_path : template_override.c_str(), e.what());
       accuracy += "| " + std::string(fam.dialect) + " | template refused | - | - | - |\n";
       continue;
     }
     std::fprintf(stderr, "%s: llama.cpp format %s\n", fam.dialect, l.format.c_str());
     struct In { std::string name; size_t calls, bytes; };
+    dialects::ParseOptions fo = o;
+    fo.reasoning_open = fam.reasoning_open;
     for (const In& in : {In{"1 call, 2 KB", 1, 2000}, In{"1 call, 20 KB", 1, 20000}, In{"1 call, 200 KB", 1, 200000},
                          In{"100 short calls", 100, 20}}) {
       const std::string content = content_of(in.bytes);
-      const std::string text = fam.output(in.calls, content);
+      // The outputs parsed: one, or one per call where the format allows one call per message.
+      std::vector<std::string> texts;
       Result want;
-      for (size_t i = 0; i < in.calls; ++i) want.calls.emplace_back("write_file", args_json(i, content));
-      Row r{fam.dialect, in.name};
-      r.ours_diff = differs(ours(*d, o, text), want);
-      r.llama_diff = differs(llama_parse(l, text, false), want);
-      r.ours_whole = fastest([&] { (void)ours(*d, o, text); });
-      r.llama_whole = fastest([&] { (void)llama_parse(l, text, false); });
-      r.ours_stream = ours_streamed(*d, o, text);
-      if (all || text.size() < 100000) r.llama_stream = llama_streamed(l, text);
+      if (fam.one_call_per_message) {
+        for (size_t i = 0; i < in.calls; ++i) texts.push_back(fam.output(1, content));
+        for (size_t i = 0; i < in.calls; ++i) want.calls.emplace_back("write_file", args_json(0, content));
+      } else {
+        texts.push_back(fam.output(in.calls, content));
+        for (size_t i = 0; i < in.calls; ++i) want.calls.emplace_back("write_file", args_json(i, content));
+      }
+      size_t bytes = 0;
+      for (const auto& t : texts) bytes += t.size();
+      auto each = [&](auto&& parse) {
+        Result all;
+        for (const auto& t : texts) {
+          Result r = parse(t);
+          if (!r.ok) return r;
+          all.content += r.content;
+          for (auto& c : r.calls) all.calls.push_back(std::move(c));
+        }
+        return all;
+      };
+      Row r{fam.dialect, in.name + (texts.size() > 1 ? " (" + std::to_string(texts.size()) + " outputs)" : ""), 0, 0, 0, -1, "", ""};
+      r.ours_diff = differs(each([&](const std::string& t) { return ours(*d, fo, t); }), want);
+      r.llama_diff = differs(each([&](const std::string& t) { return llama_parse(l, t, false); }), want);
+      r.ours_whole = fastest([&] { for (const auto& t : texts) (void)ours(*d, fo, t); });
+      r.llama_whole = fastest([&] { for (const auto& t : texts) (void)llama_parse(l, t, false); });
+      r.ours_stream = fastest([&] { for (const auto& t : texts) ours_stream_once(*d, fo, t); });
+      if (all || bytes < 100000) r.llama_stream = fastest([&] { for (const auto& t : texts) llama_stream_once(l, t); });
       std::fprintf(stderr, "  %-16s whole %.3g / %.3g ms, streamed %.3g / %.3g ms\n", in.name.c_str(), r.ours_whole * 1e3,
                    r.llama_whole * 1e3, r.ours_stream * 1e3, r.llama_stream * 1e3);
       rows.push_back(r);

@@ -27,7 +27,7 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
     p.advance(js_.feed(p.rest()));
     Stop st = js_.stop();
     if (st == Stop::ValueStart) {
-      if (js_.kind() != '{') return Status::NotObject;
+      if (js_.kind() != '{' && !(arrays_ && js_.kind() == '[')) return Status::NotObject;
       if (!p.call_is_open()) p.open_call(sink, id, name);
       continue;
     }
@@ -92,7 +92,7 @@ ParserBase::Read ParserBase::read_calls(CallReader& r, Sink& sink, std::string_v
 }
 
 void CallReader::reset(Mode mode, std::initializer_list<std::string_view> args_keys, bool keep_id,
-                       std::string_view name_key, std::string_view id_key) {
+                       std::string_view name_key, std::string_view id_key, std::string_view wrapper_key) {
   js_.reset(3);
   mode_ = mode;
   n_args_keys_ = 0;
@@ -100,6 +100,7 @@ void CallReader::reset(Mode mode, std::initializer_list<std::string_view> args_k
     if (n_args_keys_ < 3) args_keys_[n_args_keys_++] = k;
   name_key_ = name_key;
   id_key_ = id_key;
+  wrapper_key_ = wrapper_key;
   keep_id_ = keep_id;
   list_ = false;
   base_ = 0;
@@ -122,7 +123,7 @@ CallReader::Field CallReader::field_of(std::string_view k) const {
   k = k.substr(1, k.size() - 2);
   if (k == name_key_) return Field::Name;
   if (k == id_key_) return Field::Id;
-  if (k == "function") return Field::Function;
+  if (k == wrapper_key_) return Field::Function;
   for (size_t i = 0; i < n_args_keys_; ++i)
     if (k == args_keys_[i]) return Field::Args;
   return Field::Other;

@@ -31,11 +31,17 @@ class ArgsReader {
     NotObject,  // the text is not a JSON object (nothing emitted, nothing consumed but whitespace)
     Broken,     // the object's text turned invalid after the call was announced (still open)
   };
-  void reset() { js_.reset(0); }
+  // `arrays`: a JSON array is read (and streamed) as the arguments too, where the family gives it
+  // as written (ReAct / LLaMA-Factory, with an InvalidArguments warning of the family's).
+  void reset(bool arrays = false) {
+    js_.reset(0);
+    arrays_ = arrays;
+  }
   Status step(ParserBase& p, Sink& sink, const std::string& id, const std::string& name);
 
  private:
   JsonStream js_;
+  bool arrays_ = false;
 };
 
 class CallReader {
@@ -49,8 +55,11 @@ class CallReader {
   };
   // name_key / id_key: the keys holding the name and the id (Command R7B: "tool_name" and
   // "tool_call_id", whose integer ids are kept as written; other ids must be strings).
+  // wrapper_key: the member whose object holds the name and arguments instead ("function", or what
+  // an inferred spec's paths name).
   void reset(Mode mode, std::initializer_list<std::string_view> args_keys, bool keep_id,
-             std::string_view name_key = "name", std::string_view id_key = "id");
+             std::string_view name_key = "name", std::string_view id_key = "id",
+             std::string_view wrapper_key = "function");
   Status step(ParserBase& p, Sink& sink);
   // Reads the JSON's first bytes from elsewhere than the input (a marker that ends with them:
   // "functools[").
@@ -78,7 +87,7 @@ class CallReader {
   Mode mode_ = Mode::Object;
   std::string_view args_keys_[3];
   size_t n_args_keys_ = 0;
-  std::string_view name_key_ = "name", id_key_ = "id";
+  std::string_view name_key_ = "name", id_key_ = "id", wrapper_key_ = "function";
   bool keep_id_ = true;
   bool list_ = false;
   size_t base_ = 0;  // depth of the call object's own value (0; 1 inside a list)

@@ -322,17 +322,20 @@ class InferredParser final : public scan::ThinkParser {
       const auto& np = s_->name_path;
       const auto& ap = s_->args_path;
       calls_reader_.reset(scan::CallReader::Mode::Object, {ap.back()}, s_->id_path.size() == np.size(), np.back(),
-                          s_->id_path.empty() ? std::string_view("id") : std::string_view(s_->id_path.back()));
+                          s_->id_path.empty() ? std::string_view("id") : std::string_view(s_->id_path.back()),
+                          np.size() == 2 ? std::string_view(np[0]) : std::string_view("function"));
     }
   }
   // The spec's paths are ones CallReader reads: NAME, ARGS (and ID) members of the call object,
-  // or all of them members of its "function" member.
+  // or all of them members of one member of it ({"function": {...}}, {"tool_call": {...}}).
+  // Deeper paths are read whole.
   bool streams_calls() const {
     const auto& np = s_->name_path;
     const auto& ap = s_->args_path;
     const auto& ip = s_->id_path;
     if (np.empty() || np.size() != ap.size() || np.size() > 2 || (!ip.empty() && ip.size() != np.size())) return false;
-    if (np.size() == 2 && (np[0] != "function" || ap[0] != "function" || (!ip.empty() && ip[0] != "function"))) return false;
+    if (np.size() == 2 && (np[0] != ap[0] || (!ip.empty() && ip[0] != np[0]) || np[0] == np[1] || np[0] == ap[1]))
+      return false;
     return np.back() != ap.back();
   }
 

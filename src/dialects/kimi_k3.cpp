@@ -4,7 +4,8 @@
 //   <|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>ARGS<|close|>call<|sep|>…<|close|>tools<|sep|>
 //   <|close|>message<|sep|><|end_of_msg|>
 // ARGS is a list of <|open|>argument key="K" type="T"<|sep|>VALUE<|close|>argument<|sep|> (strings
-// written as they are, other types as JSON) or one <|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>.
+// written as they are, other types as JSON) or one <|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>
+// (streamed as a JSON reader reads it).
 // Attribute values escape & and " as &amp; and &quot;. The generation prompt opens the think block
 // (thinking on, the default: ParseOptions::reasoning_open) or the response block.
 // A value is typed by its type attribute (the model says what it wrote); without one, by the tool's
@@ -12,7 +13,7 @@
 // complete and string values stream as they arrive (schema::ArgsWriter); a call cut short or broken
 // after that ends cut, with a truncated_call / malformed_call warning.
 #include "dialects/gbnf.hpp"
-#include "dialects/json_util.hpp"
+#include "dialects/json_stream.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/schema_args.hpp"
 
@@ -208,23 +209,44 @@ class KimiK3Parser final : public scan::ParserBase {
   bool json_tag(Sink& sink) {
     std::string tag;
     if (!read_tag(sink, &tag, TagIn::Call)) return st_ == St::Content;
-    value_.clear();
+    json_.reset(0);
+    json_first_ = true;
+    json_brace_ = false;
     st_ = St::JsonValue;
     return true;
   }
 
-  // A json block's object, collected whole.
+  // A json block's object: its members join the call's arguments as they are read (canonical
+  // JSON, each typed as the JSON wrote it), then the block's close.
   bool json_value_block(Sink& sink, bool eof) {
-    if (collect_until(value_, {kJsonClose}, eof) < 0) return false;
-    advance(kJsonClose.size());
-    auto v = json_value(value_);
-    if (!v || !v->is_dict()) return broken_call(sink, "a json argument block that is not a JSON object");
-    // Its members join the call's arguments, each typed as the JSON wrote it.
-    for (const auto& [k, x] : v->dict_obj().entries) {
-      args_.param(sink, k.is_str() ? k.str() : scan::compact_json(k), json_type(x));
-      args_.text(sink, x.is_str() ? x.str() : scan::compact_json(x));
-      args_.end_param(sink);
+    using Stop = scan::JsonStream::Stop;
+    if (json_.stop() != Stop::Done) {
+      advance(json_.feed(rest()));
+      if (json_.stop() == Stop::ValueStart) {
+        if (json_.kind() != '{') return broken_call(sink, "a json argument block that is not a JSON object");
+        advance(json_.feed(rest()));
+      }
+      std::string& out = json_.out();
+      if (!json_brace_ && !out.empty()) {  // the object's own brace: the call's is open already
+        out.erase(0, 1);
+        json_brace_ = true;
+      }
+      if (json_.stop() == Stop::Done) out.pop_back();
+      if (!out.empty()) {
+        args_.raw_members(sink, out, json_first_);
+        json_first_ = false;
+      }
+      out.clear();
+      if (json_.stop() == Stop::Error) return broken_call(sink, "a json argument block that is not a JSON object");
+      if (json_.stop() != Stop::Done) return false;
     }
+    size_t ws = 0;
+    std::string_view r = rest();
+    while (ws < r.size() && scan::is_json_ws(r[ws])) ++ws;
+    advance(ws);
+    Match m = match(kJsonClose, eof);
+    if (m == Match::NeedMore) return false;
+    if (m == Match::No) return broken_call(sink, "text after a json argument block's object");
     st_ = St::Args;
     return true;
   }
@@ -253,7 +275,6 @@ class KimiK3Parser final : public scan::ParserBase {
     if (p.bits == 0) return std::nullopt;
     return p;
   }
-  static schema::ParamType json_type(const Value& v) { return {schema::instance_types(v)}; }
   // After the call was announced: it ends cut (its text is content in the whole-message result),
   // with a warning, and the rest of the output is content.
   bool broken_call(Sink& sink, const char* why) {
@@ -263,7 +284,8 @@ class KimiK3Parser final : public scan::ParserBase {
   }
 
   enum class St { Start, Reasoning, Content, Tools, CallTag, Args, ArgTag, ArgValue, JsonTag, JsonValue, Done } st_;
-  std::string value_;
+  scan::JsonStream json_;  // a json block's object
+  bool json_first_ = true, json_brace_ = false;
   schema::ArgsWriter args_;
   size_t cur_ = 0;  // index of the open call
   size_t block_calls_ = 0;

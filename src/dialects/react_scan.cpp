@@ -1,6 +1,9 @@
 #include "dialects/call_reader.hpp"
 #include "dialects/react_scan.hpp"
 
+#include <cctype>
+
+#include "dialects/json_stream.hpp"
 #include "dialects/scan.hpp"
 #include "dialects/text_args.hpp"
 #include "dialects/tool_fields.hpp"
@@ -77,25 +80,55 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::InputStart: {
-        // A JSON object streams as it is written, and so does free text; any other input (a JSON
-        // string, array or code block, or text from the next line on) is read whole (St::Input).
-        std::string_view r = rest();
-        size_t i = 0;
-        while (i < r.size() && (r[i] == ' ' || r[i] == '\t')) ++i;
-        if (i == r.size() && !eof) return false;
-        if (i < r.size() && r[i] == '{') {
-          advance(i);
-          json_.reset();
+        // What the input is can be told from its first bytes, so it streams: a JSON object, array
+        // or (ReAct) string, on the label's line or the next, bare or in a code fence, and free text
+        // on the label's line. Only the rest (a JSON string in LLaMA-Factory, which may hold an
+        // object; a scalar; text from the next line on) is read whole (St::Input).
+        Opening o = opening(rest(), eof);
+        if (o.need_more) return false;
+        fenced_ = o.fenced;
+        if (o.kind == '{' || o.kind == '[') {
+          advance(o.at);
+          json_.reset(o.kind == '[');
+          array_ = o.kind == '[';
           st_ = St::InputJson;
-        } else if (i < r.size() && !style_.json_only && std::string_view("[\"`\r\n").find(r[i]) == std::string_view::npos) {
+        } else if (o.kind == '"') {
+          advance(o.at);
+          open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
+          str_.reset(0);
+          quote_taken_ = false;
+          st_ = St::InputString;
+        } else if (o.kind == 't') {
           // Free text streams into the tool's first parameter (what finish_call gives it whole).
-          advance(i);
+          advance(o.at);
           open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
           text_ = {};
           st_ = St::InputText;
         } else {
           st_ = St::Input;
         }
+        return true;
+      }
+      case St::InputString: {
+        // A JSON string (ReAct): its value, re-escaped canonically, is the first parameter's.
+        do advance(str_.feed(rest()));
+        while (str_.stop() == scan::JsonStream::Stop::ValueStart);
+        std::string& out = str_.out();
+        if (!quote_taken_ && !out.empty()) {  // the opening quote: open_string_call wrote one
+          out.erase(0, 1);
+          quote_taken_ = true;
+        }
+        if (str_.stop() == scan::JsonStream::Stop::Done) out.pop_back();  // the closing quote
+        take_call_text(sink, out);
+        if (str_.stop() == scan::JsonStream::Stop::NeedMore) return false;
+        if (str_.stop() == scan::JsonStream::Stop::Error) {
+          abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON string");
+          content_seen_ = true;
+          st_ = St::Text;
+          return true;
+        }
+        call_text(sink, "\"}");
+        st_ = St::InputTail;
         return true;
       }
       case St::InputText: {
@@ -110,13 +143,18 @@ class ReactParser final : public scan::ParserBase {
         if (!args_step(json_, sink, "", name_, st_, {.done = St::InputTail, .cut = St::Text, .close = false, .what = "'Action Input:'"}))
           return false;
         if (st_ == St::Text) content_seen_ = true;
+        if (st_ == St::InputTail && array_)
+          warn(sink, WarningKind::InvalidArguments, "arguments of '" + name_ + "' are not a JSON object");
         return true;
       case St::InputTail: {
-        // Text after the JSON object, up to the next label: content (ReAct keeps it); where only JSON
-        // may follow the label, the call is cut there (the whole result is its text, as before).
+        // Text after the JSON value, up to the next label: content (ReAct keeps it); where only JSON
+        // may follow the label, the call is cut there (the whole result is its text, as before). A
+        // code fence's closing line is not text after it.
         int k = collect_until(args_, lines_, eof);
         if (k < 0 && !eof) return false;
-        std::string tail(textargs::trim(args_));
+        std::string_view trimmed = textargs::trim(args_);
+        if (fenced_ && trimmed.substr(0, 3) == "```") trimmed = textargs::trim(trimmed.substr(3));
+        std::string tail(trimmed);
         args_.clear();
         st_ = St::Text;
         if (!tail.empty() && style_.json_only) {
@@ -148,11 +186,61 @@ class ReactParser final : public scan::ParserBase {
   }
 
   void at_end(Sink& sink) override {
-    if (st_ == St::InputJson || (st_ == St::InputTail && call_is_open())) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the 'Action Input:' of '" + name_ + "'", true);
+    if (st_ == St::InputJson || st_ == St::InputString || (st_ == St::InputTail && call_is_open())) abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the 'Action Input:' of '" + name_ + "'", true);
   }
 
  private:
-  enum class St { Start, Text, SkipSpace, Name, InputStart, InputJson, InputTail, InputText, Input, Final, Done };
+  enum class St { Start, Text, SkipSpace, Name, InputStart, InputJson, InputString, InputTail, InputText, Input, Final, Done };
+
+  // How an Action Input starts: `kind` '{', '[' or '"' (a JSON value streamed, its first byte at
+  // `at`), 't' (free text at `at`), 0 (read whole); need_more when that is not known yet.
+  struct Opening {
+    char kind = 0;
+    size_t at = 0;
+    bool fenced = false, need_more = false;
+  };
+  Opening opening(std::string_view r, bool eof) const {
+    Opening o;
+    size_t i = 0;
+    bool newline = false;
+    auto skip_space = [&] {
+      for (; i < r.size() && scan::is_json_ws(r[i]); ++i) newline |= r[i] == '\n' || r[i] == '\r';
+    };
+    skip_space();
+    if (i == r.size()) {
+      o.need_more = !eof;
+      return o;
+    }
+    if (r[i] == '`') {
+      // "```" and a language tag to the end of the line, then the value.
+      size_t nl = r.substr(i, 64).find('\n');  // a fence line is short
+      if (nl == std::string_view::npos) {
+        o.need_more = !eof && r.size() - i < 64;
+        return o;
+      }
+      nl += i;
+      std::string_view head = r.substr(i, nl - i);
+      if (head.substr(0, 3) != "```") return o;
+      for (char c : head.substr(3))
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) return o;
+      i = nl + 1;
+      skip_space();
+      if (i == r.size()) {
+        o.need_more = !eof;
+        return o;
+      }
+      o.fenced = true;
+    }
+    char c = r[i];
+    if (c == '{' || c == '[' || (c == '"' && !style_.json_only)) {
+      o.kind = c;
+      o.at = i;
+    } else if (!o.fenced && !newline && !style_.json_only && c != '"') {
+      o.kind = 't';
+      o.at = i;
+    }
+    return o;
+  }
 
   // A label counts at a line start ("\nAction:") or at the very start of the output ("Action:").
   void add(std::string_view line, Label l) {
@@ -248,6 +336,8 @@ class ReactParser final : public scan::ParserBase {
   bool reasoning_ = false, content_seen_ = false;
   std::string name_, args_;
   scan::ArgsReader json_;
+  scan::JsonStream str_;  // a JSON string's value streamed (ReAct)
+  bool array_ = false, fenced_ = false, quote_taken_ = false;
   Trimmed text_;  // free-text arguments streamed
 };
 

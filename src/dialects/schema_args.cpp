@@ -245,6 +245,15 @@ void ArgsWriter::end_param(Sink& sink) {
   first_ = false;
 }
 
+void ArgsWriter::raw_members(Sink& sink, std::string_view text, bool first_piece) {
+  if (in_param_) end_param(sink);
+  if (text.empty()) return;
+  std::string s = first_piece && !first_ ? "," : "";
+  s += text;
+  out(sink, std::move(s));
+  first_ = false;
+}
+
 void ArgsWriter::end(Sink& sink) {
   if (!open_) return;
   end_param(sink);

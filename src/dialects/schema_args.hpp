@@ -71,6 +71,10 @@ class ArgsWriter {
   // A piece of the value's text (the value ends with end_param).
   void text(Sink& sink, std::string_view piece);
   void end_param(Sink& sink);
+  // Members already written as canonical JSON (`"k":v,...`, Kimi K3's json block read by a
+  // JsonStream), sent as they come; `first_piece`: a comma goes before it when the object has
+  // members already.
+  void raw_members(Sink& sink, std::string_view text, bool first_piece);
   void end(Sink& sink);
   bool in_param() const { return in_param_; }
   bool open() const { return open_; }

@@ -7,12 +7,19 @@
 //  2. the same call cut by max_tokens (finish "length"): streamed, the call's name and partial
 //     arguments then finish_reason "length"; whole, the call's text as content, no call,
 //     finish_reason "length"; with tool_choice "required", a 200 (not a 502) with "length".
+//  3. the same for the other call syntaxes through `serve --dialect` (llama3_json, mistral, qwen3_coder,
+//     gpt_oss), read with the official `openai` npm client when it is installed: a write_file call with
+//     a long string argument (quotes and line breaks in it) is announced and half its value has
+//     reached the client while the backend, stopped halfway through the value, is still sending; sent
+//     whole in small pieces, the concatenated argument deltas equal the non-streamed answer's
+//     arguments and the compact JSON of what the model wrote.
 // Loopback only, every wait bounded (a bound to fail rather than hang, not a timing assertion).
 //
 //   node streaming_calls.mjs --toolchat BIN --backend BIN --root REPO
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (i % 2 ? acc : [...acc, [a.replace(/^--/, ''), all[i + 1]]]), []));
 const root = args.root;
@@ -53,6 +60,31 @@ const scripts = {
   long_call_hangs: { text: full, chunk: 8, hang_after: head.length + Math.floor(value.length / 2) },
   cut_call: { text: cut, chunk: 16, finish: 'length' },
 };
+
+// Part 3's families: the template the gateway renders with, and how the model writes a call whose
+// argument values are already in the family's own encoding (`enc`: JSON string text, or raw text for
+// an XML parameter).
+let text3 = '';
+for (let i = 0; text3.length < 6000; i++) text3 += `line ${i}: "quoted" and \\ back\n`;
+text3 += 'the end';
+const jsonText = (v) => JSON.stringify(v).slice(1, -1);
+const FAMILIES = [
+  { dialect: 'llama3_json', model: 'tests/corpus/templates/vllm-llama3.1_json.jinja', enc: jsonText,
+    head: '{"name": "write_file", "parameters": {"path": "notes.txt", "content": "', tail: '"}}' },
+  { dialect: 'mistral', model: 'tests/corpus/templates/vllm-mistral_official.jinja', enc: jsonText,
+    head: '[TOOL_CALLS][{"name": "write_file", "arguments": {"path": "notes.txt", "content": "', tail: '"}}]' },
+  { dialect: 'qwen3_coder', model: 'tests/corpus/templates/vllm-qwen3coder.jinja', enc: (v) => v,
+    head: '<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n',
+    tail: '\n</parameter>\n</function>\n</tool_call>' },
+  { dialect: 'gpt_oss', model: 'tests/dialects/templates/openai-gpt-oss-120b.jinja', enc: jsonText,
+    head: '<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{"path": "notes.txt", "content": "', tail: '"}<|call|>' },
+];
+for (const f of FAMILIES) {
+  const written = f.enc(text3);
+  f.half = Math.floor(written.length / 2);
+  scripts[`${f.dialect}_hangs`] = { text: f.head + written + f.tail, chunk: 7, hang_after: f.head.length + f.half };
+  scripts[`${f.dialect}_whole`] = { text: f.head + written + f.tail, chunk: 5 };
+}
 const dir = mkdtempSync(`${tmpdir()}/toolchat-stream-`);
 writeFileSync(`${dir}/scripts.json`, JSON.stringify(scripts));
 const be = await start(args.backend, ['--scripts', `${dir}/scripts.json`, '--port', '0']);
@@ -131,6 +163,64 @@ async function readStream(script, enough, extra = {}) {
     const j2 = await r2.json();
     check(r2.status === 200, `tool_choice ${JSON.stringify(tool_choice)}: a call cut by max_tokens is a 200`, [r2.status, j2]);
     check(j2.choices?.[0]?.finish_reason === 'length', `tool_choice ${JSON.stringify(tool_choice)}: finish_reason length`, j2.choices?.[0]);
+  }
+}
+
+// 3. The other families, through the openai client (what most users stream with).
+const clientPath = `${root}/tests/tools/node_modules/openai/index.mjs`;
+if (!existsSync(clientPath)) {
+  console.log('skip part 3: the openai npm package is not installed (tests/tools/install_node_deps.sh)');
+} else {
+  const { default: OpenAI } = await import(pathToFileURL(clientPath).href);
+  const WRITE = [{ type: 'function', function: { name: 'write_file', description: 'Writes a file.', parameters: { type: 'object',
+    properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } } }];
+  const expected = JSON.stringify({ path: 'notes.txt', content: text3 });
+  for (const f of FAMILIES) {
+    const fgw = await start(args.toolchat, ['serve', '--model', `${root}/${f.model}`, '--dialect', f.dialect, '--backend',
+      `http://127.0.0.1:${be.port}`, '--backend-kind', 'llamacpp', '--port', '0', '--threads', '4', '--model-name', 'test']);
+    const oa = new OpenAI({ baseURL: `http://127.0.0.1:${fgw.port}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 30_000 });
+    const ask = (script, extra = {}) => ({ model: 'test', messages: [{ role: 'user', content: `Write it. SCRIPT:${script}` }], tools: WRITE, ...extra });
+    // Assembles the streamed deltas until `enough`; leaving the loop closes the stream (and so the backend).
+    const collect = async (script, enough) => {
+      const st = { name: null, args: '', finish: null, chunks: 0 };
+      const stream = await oa.chat.completions.create(ask(script, { stream: true }));
+      for await (const chunk of stream) {
+        const ch = chunk.choices?.[0];
+        st.chunks++;
+        for (const tc of ch?.delta?.tool_calls ?? []) {
+          if (tc.function?.name) st.name = tc.function.name;
+          st.args += tc.function?.arguments ?? '';
+        }
+        if (ch?.finish_reason) st.finish = ch.finish_reason;
+        if (enough(st)) break;
+      }
+      return st;
+    };
+    // The longest start of the value whose encoding the backend sends before it stops, less a margin
+    // for what may still be held (a partial escape or end marker).
+    let k = 0;
+    while (k < text3.length && f.enc(text3.slice(0, k + 1)).length <= f.half - 24) k++;
+    const want = JSON.stringify({ path: 'notes.txt', content: text3.slice(0, k) }).slice(0, -2);
+    try {
+      const mid = await collect(`${f.dialect}_hangs`, (s) => s.args.length >= want.length);
+      check(mid.name === 'write_file', `${f.dialect}: the call's name reached the client while the backend was sending`, mid.name);
+      check(mid.args.startsWith(want) && expected.startsWith(mid.args),
+        `${f.dialect}: the first half of the argument reached the client while the backend was sending`, [mid.args.length, want.length, mid.args.slice(-60)]);
+      check(mid.finish === null, `${f.dialect}: the answer had not finished`, mid.finish);
+
+      const all = await collect(`${f.dialect}_whole`, () => false);
+      const whole = await oa.chat.completions.create(ask(`${f.dialect}_whole`));
+      const calls = whole.choices?.[0]?.message?.tool_calls ?? [];
+      check(calls.length === 1 && calls[0].function.name === 'write_file' && calls[0].function.arguments === expected,
+        `${f.dialect}: the whole answer's call`, calls.map((c) => [c.function.name, c.function.arguments.slice(0, 60)]));
+      check(all.name === 'write_file' && all.args === calls[0]?.function.arguments && all.args === expected,
+        `${f.dialect}: the concatenated argument deltas equal the final arguments`, [all.name, all.args.length, expected.length, all.args.slice(-60)]);
+      check(all.finish === 'tool_calls', `${f.dialect}: streamed finish_reason tool_calls`, all.finish);
+      check(all.chunks > 20, `${f.dialect}: the arguments came in many deltas`, all.chunks);
+    } catch (e) {
+      check(false, `${f.dialect}: request failed`, String(e));
+    }
+    fgw.proc.kill('SIGKILL');
   }
 }
 

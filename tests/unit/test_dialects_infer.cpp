@@ -249,6 +249,9 @@ TEST(DialectInfer, CallsStreamInEveryForm) {
        "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}\n</tool_call>"},
       {R"({"form":"call_object","call_open":"<call>","call_close":"</call>","name_path":["function","name"],"arguments_path":["function","arguments"]})",
        "<call>{\"type\": \"function\", \"function\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}</call>"},
+      // A wrapper member other than "function" (issue 12 §1: nested name / arguments paths stream).
+      {R"({"form":"call_object","call_open":"<call>","call_close":"</call>","name_path":["tool_call","name"],"arguments_path":["tool_call","parameters"]})",
+       "<call>{\"tool_call\": {\"name\": \"write_file\", \"parameters\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}</call>"},
       {R"({"form":"name_then_arguments","call_open":"<function=","name_separator":">","call_close":"</function>"})",
        "<function=write_file>{\"path\": \"a.txt\", \"content\": \"VALUE\"}</function>"},
       {"{\"form\":\"name_then_arguments\",\"block_open\":\"<｜tool▁calls▁begin｜>\",\"call_open\":\"<｜tool▁call▁begin｜>function<｜tool▁sep｜>\","
@@ -292,6 +295,9 @@ TEST(DialectInfer, MarkerSoupIsChunkingInvariant) {
       {"{\"form\":\"key_value\",\"call_open\":\"<tool_call>\\n<function=\",\"name_separator\":\">\\n<parameter=\",\"key_value_separator\":\">\","
        "\"argument_separator\":\"</parameter>\\n<parameter=\",\"call_close\":\"</parameter>\\n</function>\\n</tool_call>\"}",
        {"<tool_call>\n<function=", "f>\n<parameter=", "k>", "</parameter>\n<parameter=", "</parameter>\n</function>\n</tool_call>", "v", "3"}},
+      {R"({"form":"call_object","call_open":"<call>","call_close":"</call>","name_path":["tool_call","name"],"arguments_path":["tool_call","args"]})",
+       {"<call>", "</call>", "{\"tool_call\": {\"name\": \"f\", \"args\": {\"a\": 1}}}", "{\"tool_call\": ", "{\"name\": \"f\"",
+        ", \"args\": ", "{\"name\": \"f\", \"args\": {}}", "{", "}"}},
   };
   const std::vector<std::string> common = {"a", " ", "\n", "é", "🌍", "\"", "\\", "[", "]", ":", ",", "<", ">", "<think>", "</think>"};
   std::mt19937_64 rng(20261126);

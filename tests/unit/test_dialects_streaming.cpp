@@ -173,6 +173,10 @@ const StreamCase kStreamCases[] = {
                 "{\"path\": \"a.txt\", \"content\": \"VALUE\"}<|call|>"},
     {"react", "Thought: I will write it.\nAction: write_file\nAction Input: {\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
     {"llamafactory_default", "Action: write_file\nAction Input: {\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
+    // An input on the next line, or in a code fence, streams as well (issue 12 §1).
+    {"react", "Action: write_file\nAction Input: ```json\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}\n```"},
+    {"llamafactory_default", "Action: write_file\nAction Input:\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
+    {"llamafactory_default", "Action: write_file\nAction Input:\n```\n{\"path\": \"a.txt\", \"content\": \"VALUE\"}\n```\n"},
     {"qwen_agent", "✿FUNCTION✿: write_file\n✿ARGS✿: {\"path\": \"a.txt\", \"content\": \"VALUE\"}"},
     {"granite", "<|tool_call|>[{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]"},
     {"phi4_mini", "functools[{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]"},
@@ -188,6 +192,8 @@ const StreamCase kStreamCases[] = {
     {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" "
                 "type=\"string\"<|sep|>a.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>VALUE"
                 "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
+    {"kimi_k3", "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>json type=\"object\"<|sep|>"
+                "{\"path\": \"a.txt\", \"content\": \"VALUE\"}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"},
     {"generic_json", "{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}]}"},
     {"generic_json", "{\"tool_call\": {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"VALUE\"}}}"},
 };
@@ -226,6 +232,51 @@ TEST(DialectStreaming, EveryFamilyStreamsTheNameAndArgumentsAsTheyArrive) {
     EXPECT_EQ(m.tool_calls[0].arguments, want_args);
     EXPECT_EQ(events_text(events), events_text(feed_cut(*d, o, text, {})));
   }
+}
+
+TEST(DialectStreaming, NonObjectActionInputsStreamToo) {
+  // ReAct / LLaMA-Factory inputs that are not a JSON object but are known to be JSON from their first
+  // byte: an array (the arguments as written, with an invalid_arguments warning at its end) and, in
+  // ReAct, a JSON string (its value is the first parameter's, as free text is). Fed a byte at a
+  // time, half of the value is out before the rest comes; the events are the same in any chunking.
+  const std::string value = long_value();
+  ParseOptions o;
+  o.tools = json::parse(kTools);
+  struct Case {
+    const char* dialect;
+    const char* text;
+    std::string want;
+    bool warned;
+  };
+  const Case cases[] = {
+      {"react", "Action: write_file\nAction Input: \"VALUE\"", R"({"path":")" + value + "\"}", false},
+      {"react", "Thought: go\nAction: write_file\nAction Input: ```\n\"VALUE\"\n```\nObservation: ok", R"({"path":")" + value + "\"}", false},
+      {"react", "Action: write_file\nAction Input: [\"a.txt\", \"VALUE\"]", R"(["a.txt",")" + value + "\"]", true},
+      {"llamafactory_default", "Action: write_file\nAction Input: [\"a.txt\", \"VALUE\"]", R"(["a.txt",")" + value + "\"]", true},
+      {"llamafactory_default", "Action: write_file\nAction Input: ```json\n[\"a.txt\", \"VALUE\"]\n```", R"(["a.txt",")" + value + "\"]", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dialect + std::string(": ") + c.text);
+    const Dialect* d = find(c.dialect);
+    std::string text = c.text;
+    size_t at = text.find("VALUE");
+    text.replace(at, 5, value);
+    const size_t half = at + value.size() / 2;
+    const std::string head = c.want.substr(0, c.want.find(value.substr(0, 20)) + value.size() / 2 - 8);
+    auto events = fed_bytewise(*d, o, text, half, "write_file", head);
+    ParsedMessage m = collect(events);
+    ASSERT_EQ(m.tool_calls.size(), 1u);
+    EXPECT_EQ(m.tool_calls[0].arguments, c.want);
+    EXPECT_EQ(m.warnings.size(), c.warned ? 1u : 0u);
+    EXPECT_EQ(m.content, "");
+    EXPECT_EQ(events_text(events), events_text(feed_cut(*d, o, text, {})));
+    EXPECT_EQ(events_text(events), events_text(feed_chunked(*d, o, text, 7)));
+  }
+  // Text after a JSON string is content, as after an object.
+  auto m = parse_all(*find("react"), "Action: write_file\nAction Input: \"a.txt\" and more\n", o);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(m.tool_calls[0].arguments, R"({"path":"a.txt"})");
+  EXPECT_EQ(m.content, "and more");
 }
 
 TEST(DialectStreaming, CutShortCallStreamsThenIsContentInTheWholeResult) {

@@ -38,7 +38,9 @@ TEST(DialectTextFormats, RandomMixesAreChunkingInvariant) {
       "{", "}", "[", "]", "\"", "\\", "Grüße 👋", " plain text ", "{\"name\": \"g\", \"arguments\": {}}",
       "<function_call> ", "Here is my thought process:", "Here is my response:",
       // Code and free-text arguments that stream (interpreter code, Qwen-Agent code blocks).
-      "interpreter\n", "\n✿FUNCTION✿: code_interpreter", "```", "```py\n", "print(1)", "  "};
+      "interpreter\n", "\n✿FUNCTION✿: code_interpreter", "```", "```py\n", "print(1)", "  ",
+      // Action Inputs that stream though not an object: arrays, JSON strings, fenced values.
+      "[\"a\", 2]", " \"say \\\"hi\\\"\"", "```json\n", "\n```\n", "\"\\u00e9\"", "\n{\"city\": \"Oslo\"}"};
   std::mt19937_64 rng(20261124);
   for (const char* name : kMine) {
     const Dialect* d = find(name);

@@ -269,6 +269,14 @@ TEST(XmlDialects, MarkerSoupIsChunkingInvariant) {
       {"gemma4", {"<|tool_call>", "<tool_call|>", "call:", "f{", "k:", "<|\"|>", "<|\"|>x<|\"|>", ":", "<|channel>",
                   "thought\n", "<channel|>", "<turn|>", "{\"k\": \"v\"}", "<|tool_call>call:f{",
                   "<|tool_call>call:f{k:<|\"|>x<|\"|>}<tool_call|>", "<|tool_call>call:f{k:[1,{a:2}]}<tool_call|>"}},
+      {"kimi_k3", {"<|open|>tools<|sep|>", "<|close|>tools<|sep|>", "<|open|>call tool=\"f\" index=\"1\"<|sep|>",
+                   "<|close|>call<|sep|>", "<|open|>argument key=\"k\" type=\"string\"<|sep|>", "<|close|>argument<|sep|>",
+                   "<|open|>json type=\"object\"<|sep|>", "<|close|>json<|sep|>", "{\"a\": \"x\\ny\", \"b\": [1.50]}",
+                   "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>think<|sep|>", "<|sep|>",
+                   "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>json type=\"object\"<|sep|>",
+                   "<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+                   "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>json type=\"object\"<|sep|>"
+                   "{\"k\": {\"x\": [\"\\u00e9\"]}}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"}},
       {"pythonic", {"[", "f(", "a=", "'x'", ", ", ")", "]", "<|python_start|>", "<|python_end|>", "<function_calls>",
                     "</function_calls>", "<|tool_call_start|>", "<|tool_call_end|>", "```python", "```", "{\"name\": \"f\"}"}},
   };
