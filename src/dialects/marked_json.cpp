@@ -77,21 +77,8 @@ class MarkedJsonParser final : public scan::ParserBase {
       }
       case St::Close: {
         const JsonCallMarker& mk = style_.markers[which_];
-        int m = -1;
-        if (!mk.close.empty()) {
-          size_t len = 0;
-          m = scan::match_any(rest(), {mk.close}, eof, &len);
-          if (m == -2) return false;
-          if (m == 0) advance(len);
-        }
-        std::string raw = this->raw();
-        stop_recording();
-        if (not_call_) {
-          sink.on(ContentDelta{raw});
-          warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(mk.open) + " is not a call or a list of calls");
-        } else if (!mk.close.empty() && m != 0 && !mk.close_optional) {
-          warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(mk.close));
-        }
+        if (!close_marked_call(sink, mk.open, mk.close, not_call_, mk.close_optional, "a call or a list of calls", eof))
+          return false;
         st_ = St::AfterCall;
         return true;
       }

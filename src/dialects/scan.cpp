@@ -202,6 +202,26 @@ void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
   warn(sink, k, std::move(detail));
 }
 
+bool ParserBase::close_marked_call(Sink& sink, std::string_view open, std::string_view close, bool not_call,
+                                   bool close_optional, std::string_view not_call_what, bool eof) {
+  int m = -1;
+  if (!close.empty()) {
+    size_t len = 0;
+    m = match_any(rest(), {close}, eof, &len);
+    if (m == -2) return false;
+    if (m == 0) advance(len);
+  }
+  std::string text = std::move(raw());
+  stop_recording();
+  if (not_call) {
+    sink.on(ContentDelta{std::move(text)});
+    warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(open) + " is not " + std::string(not_call_what));
+  } else if (!close.empty() && m != 0 && !close_optional) {
+    warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(close));
+  }
+  return true;
+}
+
 void ParserBase::give_back_quietly(Sink& sink) {
   send_source(sink, raw());
   if (!raw_.empty()) sink.on(ContentDelta{raw_});

@@ -214,6 +214,12 @@ class ParserBase : public StreamParser {
     state = St::Content;
     return true;
   }
+  // After a call's JSON between markers: reads the close marker (none when `close` is empty) and
+  // ends the recording. JSON that was not a call (not_call) becomes content with a MalformedCall
+  // warning ("the JSON after OPEN is not NOT_CALL_WHAT"); a call without its close marker gets a
+  // MissingCloseMarker warning unless the close is optional. False while the marker may be arriving.
+  bool close_marked_call(Sink& sink, std::string_view open, std::string_view close, bool not_call,
+                         bool close_optional, std::string_view not_call_what, bool eof);
   // A block of calls whose close marker never came: the calls it held stand, with a warning.
   void unclosed_block(Sink& sink, std::string what) {
     stop_recording();

@@ -50,22 +50,10 @@ class TaggedJsonParser final : public scan::ThinkParser {
         }
         return malformed(sink, std::string(opens_[which_]) + " not followed by a JSON object", st_);
       }
-      case St::Close: {
-        size_t len = 0;
-        int m = scan::match_any(rest(), {closes_[which_]}, eof, &len);
-        if (m == -2) return false;
-        if (m == 0) advance(len);
-        std::string raw = this->raw();
-        stop_recording();
-        if (not_call_) {
-          sink.on(ContentDelta{raw});
-          warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(opens_[which_]) + " is not a call");
-        } else if (m != 0) {
-          warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(closes_[which_]));
-        }
+      case St::Close:
+        if (!close_marked_call(sink, opens_[which_], closes_[which_], not_call_, false, "a call", eof)) return false;
         st_ = St::AfterCall;
         return true;
-      }
       case St::Literal: return literal_step(sink, eof);
       case St::AfterCall: return ws_then_content(st_);
     }
