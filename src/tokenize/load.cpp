@@ -225,7 +225,7 @@ class Loader {
     if (t == "ByteLevel") {
       p.type = T::ByteLevel;
       p.trim_offsets = flag(v, "trim_offsets", path, true);
-      if (p.trim_offsets) fail(path + ".trim_offsets", "true is not supported (offset trimming)");
+      p.add_prefix_space = flag(v, "add_prefix_space", path, true);
     } else if (t == "TemplateProcessing") {
       p.type = T::TemplateProcessing;
       const Value* specials = field(v, "special_tokens");
