@@ -63,7 +63,7 @@ class Vocab {
       h ^= h >> 32;
     }
     uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
+    if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 29;
     h *= 0xff51afd7ed558ccdULL;
