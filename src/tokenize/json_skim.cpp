@@ -48,43 +48,34 @@ std::string_view JsonSkim::string(std::string& scratch) {
     if (k + 1 >= n) throw Bad{k};
     const char e = s_[k + 1];
     i_ = k + 2;
-    switch (e) {
-      case '"': scratch += '"'; break;
-      case '\\': scratch += '\\'; break;
-      case '/': scratch += '/'; break;
-      case 'b': scratch += '\b'; break;
-      case 'f': scratch += '\f'; break;
-      case 'n': scratch += '\n'; break;
-      case 'r': scratch += '\r'; break;
-      case 't': scratch += '\t'; break;
-      case 'u': {
-        auto hex4 = [&](size_t at, uint32_t& cp) {
-          if (at + 4 > n) return false;
-          cp = 0;
-          for (size_t d = 0; d < 4; ++d) {
-            const int h = hex(s_[at + d]);
-            if (h < 0) return false;
-            cp = cp << 4 | static_cast<uint32_t>(h);
-          }
-          return true;
-        };
-        uint32_t cp;
-        if (!hex4(i_, cp)) throw Bad{k};
-        i_ += 4;
-        // A high surrogate followed by an escaped low one is one character; any other
-        // surrogate stays as it is (WTF-8), as json::parse keeps it.
-        uint32_t low;
-        if (cp >= 0xD800 && cp <= 0xDBFF && i_ + 1 < n && s_[i_] == '\\' && s_[i_ + 1] == 'u' &&
-            hex4(i_ + 2, low) && low >= 0xDC00 && low <= 0xDFFF) {
-          cp = 0x10000 + (((cp - 0xD800) << 10) | (low - 0xDC00));
-          i_ += 6;
-        }
-        uni::append_utf8(scratch, cp);
-        break;
-      }
-      default:
-        throw Bad{k};
+    if (const int unescaped = json::unescape_letter(static_cast<unsigned char>(e)); unescaped >= 0) {
+      scratch += static_cast<char>(unescaped);
+      run = i_;
+      continue;
     }
+    if (e != 'u') throw Bad{k};
+    auto hex4 = [&](size_t at, uint32_t& cp) {
+      if (at + 4 > n) return false;
+      cp = 0;
+      for (size_t d = 0; d < 4; ++d) {
+        const int h = hex(s_[at + d]);
+        if (h < 0) return false;
+        cp = cp << 4 | static_cast<uint32_t>(h);
+      }
+      return true;
+    };
+    uint32_t cp;
+    if (!hex4(i_, cp)) throw Bad{k};
+    i_ += 4;
+    // A high surrogate followed by an escaped low one is one character; any other surrogate
+    // stays as it is (WTF-8), as json::parse keeps it.
+    uint32_t low;
+    if (cp >= 0xD800 && cp <= 0xDBFF && i_ + 1 < n && s_[i_] == '\\' && s_[i_ + 1] == 'u' && hex4(i_ + 2, low) &&
+        low >= 0xDC00 && low <= 0xDFFF) {
+      cp = 0x10000 + (((cp - 0xD800) << 10) | (low - 0xDC00));
+      i_ += 6;
+    }
+    uni::append_utf8(scratch, cp);
     run = i_;
   }
 }
