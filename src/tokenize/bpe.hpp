@@ -16,7 +16,6 @@ struct StrHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
-using StrMap = std::unordered_map<std::string, uint32_t, StrHash, std::equal_to<>>;
 
 // A token out of the model: id and [begin, end) bytes of the word it covers.
 struct ModelToken {
