@@ -9,8 +9,8 @@
 #   5. times `toolchat convert` on 100,000 conversations made from the corpus contexts next to the
 #      oracle's rendering of the same rows (bench/convert_bench.py -> bench/out/convert_bench.md);
 #      BENCH_CONVERT_ROWS / BENCH_CONVERT_ORACLE_ROWS change the counts
-#   6. times tokenizer encoding against Hugging Face tokenizers (bench/tokenize_bench.py ->
-#      bench/out/tokenize.md)
+#   6. times tokenizer loading and encoding against Hugging Face tokenizers (bench/tokenize_bench.py ->
+#      bench/out/tokenize_load.md, bench/out/tokenize.md; GGUF load rows when make e2e wrote build-e2e/models)
 #   7. times the Python module (Debian's /usr/bin/python3): Template.apply against Jinja2 compiled
 #      once, convert_rows against the CLI (bench/python_bench.py -> bench/out/python.md)
 #   8. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
@@ -65,7 +65,7 @@ if [ -x "$BUILD_DIR/toolchat" ]; then
 fi
 
 if [ -x "$BUILD_DIR/bench/tokenize_encode" ]; then
-  echo "== bench: tokenizer encode vs Hugging Face tokenizers" >&2
+  echo "== bench: tokenizer load and encode vs Hugging Face tokenizers" >&2
   "$PY" "$HERE/tokenize_bench.py" --ours "$BUILD_DIR/bench/tokenize_encode" --out-dir "$OUT" \
     || fail "tokenize_bench.py"
 fi

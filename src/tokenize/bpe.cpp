@@ -21,9 +21,20 @@ inline size_t mix(uint64_t k) {
 }
 }  // namespace
 
-void Bpe::grow() {
+void Bpe::prefetch_merge(uint32_t left, uint32_t right) const {
+  if (!merges_.empty()) __builtin_prefetch(&merges_[mix(pair_key(left, right)) & (merges_.size() - 1)]);
+}
+
+void Bpe::reserve_merges(size_t n) {
+  by_rank_.reserve(n);
+  size_t slots = 1024;
+  while (slots < n * 2) slots *= 2;
+  if (slots > merges_.size()) grow(slots);
+}
+
+void Bpe::grow(size_t slots) {
   std::vector<MergeSlot> old = std::move(merges_);
-  merges_.assign(old.empty() ? 1024 : old.size() * 2, MergeSlot{});
+  merges_.assign(slots, MergeSlot{});
   const size_t mask = merges_.size() - 1;
   for (const MergeSlot& s : old) {
     if (s.key == ~uint64_t(0)) continue;
@@ -34,7 +45,7 @@ void Bpe::grow() {
 }
 
 void Bpe::add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged) {
-  if ((merge_count_ + 1) * 2 > merges_.size()) grow();
+  if ((merge_count_ + 1) * 2 > merges_.size()) grow(merges_.empty() ? 1024 : merges_.size() * 2);
   const uint64_t key = pair_key(left, right);
   const size_t mask = merges_.size() - 1;
   size_t i = mix(key) & mask;
@@ -68,6 +79,8 @@ const Bpe::MergeSlot* Bpe::find_merge(uint32_t left, uint32_t right) const {
 }
 
 void Bpe::note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe) {
+  // A U+2581 after the first character starts at byte 1 or later (most tokens have none).
+  if (token.size() < 4 || token.find("\xE2\x96\x81", 1) == std::string_view::npos) return;
   const std::u32string cps = uni::decode(token);
   for (size_t i = 1; i < cps.size(); ++i) {
     if (cps[i] != 0x2581 || cps[i - 1] == 0x2581) continue;
@@ -80,25 +93,25 @@ void Bpe::note_cut_unsafe(std::string_view token, std::vector<char32_t>& unsafe)
 void Bpe::finish() {
   for (unsigned b = 0; b < 256; ++b) {
     const char c = static_cast<char>(b);
-    auto it = vocab.find(std::string_view(&c, 1));
-    byte_unit[b] = it == vocab.end() ? -1 : int64_t(it->second);
+    byte_unit[b] = vocab.find(std::string_view(&c, 1));
   }
   for (unsigned b = 0; b < 256; ++b) {
     char code[8];
     std::snprintf(code, sizeof code, "<0x%02X>", b);
-    auto it = vocab.find(std::string_view(code));
-    spm_byte_token[b] = it != vocab.end() ? int64_t(it->second) : byte_unit[b];
+    const int64_t id = vocab.find(std::string_view(code));
+    spm_byte_token[b] = id >= 0 ? id : byte_unit[b];
   }
   char_unit.clear();
   bmp_unit.assign(0x10000, -1);
-  for (const auto& [tok, id] : vocab) {
+  vocab.for_each([&](std::string_view tok, uint32_t id) {
     size_t i = 0;
+    if (tok.empty() || tok.size() > 4) return;
     const char32_t c = uni::decode_next(tok, i);
-    if (i == tok.size() && !tok.empty()) {
+    if (i == tok.size()) {
       char_unit.emplace(c, id);
       if (c < 0x10000 && bmp_unit[c] < 0) bmp_unit[c] = static_cast<int32_t>(id);
     }
-  }
+  });
 }
 
 void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_t>>& out) const {
@@ -116,7 +129,7 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
   };
   bool unk_pending = false;
   uint32_t unk_id = 0, unk_len = 0;
-  const auto unk_it = has_unk ? vocab.find(unk_token) : vocab.end();
+  const int64_t unk = has_unk ? vocab.find(unk_token) : -1;
   std::string tmp;
   size_t i = 0;
   while (i < w.size()) {
@@ -152,13 +165,11 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
             if (cu != char_unit.end()) unit_id = cu->second;
           }
         } else {
-          auto it = vocab.find(unit);
-          if (it != vocab.end()) unit_id = it->second;
+          unit_id = vocab.find(unit);
         }
       }
     } else {
-      auto it = vocab.find(unit);
-      if (it != vocab.end()) unit_id = it->second;
+      unit_id = vocab.find(unit);
     }
     if (unit_id >= 0) {
       if (unk_pending) {
@@ -173,22 +184,22 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
         for (unsigned char b : unit) {
           char code[8];
           std::snprintf(code, sizeof code, "<0x%02X>", b);
-          auto bt = vocab.find(std::string_view(code));
-          if (bt == vocab.end()) break;
-          ids.push_back(bt->second);
+          const int64_t bt = vocab.find(std::string_view(code));
+          if (bt < 0) break;
+          ids.push_back(static_cast<uint32_t>(bt));
         }
         if (ids.size() == unit.size()) {
           for (uint32_t id : ids) add(id, 1);
           done = true;
         }
       }
-      if (!done && unk_it != vocab.end()) {
+      if (!done && unk >= 0) {
         if (unk_pending && fuse_unk) {
           unk_len += byte_len;
         } else {
           if (unk_pending) add(unk_id, unk_len);
           unk_pending = true;
-          unk_id = unk_it->second;
+          unk_id = static_cast<uint32_t>(unk);
           unk_len = byte_len;
         }
       }
@@ -248,9 +259,9 @@ void Bpe::merge_word(std::string_view w, std::vector<std::pair<uint32_t, uint32_
 void Bpe::tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const {
   if (word.empty()) return;
   if (ignore_merges) {
-    auto it = vocab.find(word);
-    if (it != vocab.end()) {
-      out.push_back(ModelToken{it->second, 0, static_cast<uint32_t>(word.size())});
+    const int64_t id = vocab.find(word);
+    if (id >= 0) {
+      out.push_back(ModelToken{static_cast<uint32_t>(id), 0, static_cast<uint32_t>(word.size())});
       return;
     }
   }

@@ -7,7 +7,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-#include <unordered_map>
+
+#include "tokenize/vocab.hpp"
 
 namespace toolchat::tokenize {
 
@@ -15,7 +16,6 @@ struct StrHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
-using StrMap = std::unordered_map<std::string, uint32_t, StrHash, std::equal_to<>>;
 
 // A token out of the model: id and [begin, end) bytes of the word it covers.
 struct ModelToken {
@@ -36,7 +36,7 @@ class Bpe {
   // ByteLevel alphabet to raw bytes when loading. Otherwise units are UTF-8 characters.
   bool byte_level = false;
   std::vector<std::string> id_to_token;  // as written in tokenizer.json ("" for holes)
-  StrMap vocab;                          // in unit space (raw bytes when byte_level)
+  Vocab vocab;                           // in unit space (raw bytes when byte_level)
   std::string unk_token;
   bool has_unk = false, byte_fallback = false, fuse_unk = false, ignore_merges = false;
   std::string continuing_subword_prefix, end_of_word_suffix;
@@ -60,6 +60,8 @@ class Bpe {
   int64_t spm_byte_token[256];  // "<0xXX>", else the byte itself as a token; -1: none
 
   void add_merge(uint32_t left, uint32_t right, uint32_t rank, uint32_t merged);
+  void reserve_merges(size_t n);  // room for n merges without growing
+  void prefetch_merge(uint32_t left, uint32_t right) const;  // before add_merge/find_merge of the pair
   void tokenize(std::string_view word, BpeCache* cache, std::vector<ModelToken>& out) const;
 
  private:
@@ -74,7 +76,7 @@ class Bpe {
   };
   std::vector<RankInfo> by_rank_;  // the merge of each rank
   const MergeSlot* find_merge(uint32_t left, uint32_t right) const;
-  void grow();
+  void grow(size_t slots);
   void merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
   void spm_merge_word(std::string_view word, std::vector<std::pair<uint32_t, uint32_t>>& out) const;
   void merge_cached(std::string_view word, BpeCache* cache, uint32_t base, std::vector<ModelToken>& out) const;

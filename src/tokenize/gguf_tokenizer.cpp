@@ -120,13 +120,16 @@ std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name
     return f && f->type == chat::GgufType::Bool ? bool(f->u) : dflt;
   };
 
-  std::string j = "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": ";
+  std::string j;
+  j.reserve(32 * (tokens->items.size() + (merges ? merges->items.size() : 0)) + 4096);  // no regrowth copies
+  j += "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": ";
   j += spm ? "true" : "false";
   j += ", \"ignore_merges\": ";
   j += split && split->ignore_merges ? "true" : "false";
   j += ", \"vocab\": {";
   std::string added;
-  std::unordered_set<std::string_view> seen;
+  Vocab seen;  // the pieces written so far
+  seen.reserve(tokens->items.size());
   bool first = true;
   if (spm) scores.assign(tokens->items.size(), 0.0f);
   for (size_t i = 0; i < tokens->items.size(); ++i) {
@@ -146,11 +149,12 @@ std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name
       added += ", \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"single_word\": false}";
     }
     // Added tokens stay in the vocabulary too: a merge may make one ("</s>").
-    if (!seen.insert(t).second) continue;  // a repeated piece: the first id, as a map keeps it
+    if (seen.set(t, 0) >= 0) continue;  // a repeated piece: the first id, as a map keeps it
     if (!first) j += ", ";
     first = false;
     add_str(j, t);
-    j += ": " + std::to_string(i);
+    j += ": ";
+    j += std::to_string(i);
   }
   j += "}, \"merges\": [";
   for (size_t i = 0; !spm && i < merges->items.size(); ++i) {
@@ -235,7 +239,7 @@ TokenizerImpl load_gguf_tokenizer(const chat::GgufMetadata& md, const std::strin
     // Long texts are cut before U+2581 where no token reaches across (bpe.hpp): with merges by
     // text, any token of the vocabulary can form, so all of them say where not to cut.
     m.cut_unsafe_prev.clear();
-    for (const auto& [tok, id] : m.vocab) Bpe::note_cut_unsafe(tok, m.cut_unsafe_prev);
+    m.vocab.for_each([&](std::string_view tok, uint32_t) { Bpe::note_cut_unsafe(tok, m.cut_unsafe_prev); });
   }
   return t;
 }

@@ -88,7 +88,8 @@ struct PostProcessor {
     std::vector<uint32_t> ids;
   };
   std::vector<Item> single;
-  bool trim_offsets = false;  // ByteLevel
+  bool trim_offsets = false;      // ByteLevel
+  bool add_prefix_space = false;  // ByteLevel: trimming keeps the first token's one leading space
   std::vector<PostProcessor> children;
 };
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tokenize/impl.hpp"
+#include "tokenize/load_tables.hpp"
 #include "toolchat/error.hpp"
 #include "value/json.hpp"
 #include "value/unicode.hpp"
@@ -224,7 +225,7 @@ class Loader {
     if (t == "ByteLevel") {
       p.type = T::ByteLevel;
       p.trim_offsets = flag(v, "trim_offsets", path, true);
-      if (p.trim_offsets) fail(path + ".trim_offsets", "true is not supported (offset trimming)");
+      p.add_prefix_space = flag(v, "add_prefix_space", path, true);
     } else if (t == "TemplateProcessing") {
       p.type = T::TemplateProcessing;
       const Value* specials = field(v, "special_tokens");
@@ -257,7 +258,7 @@ class Loader {
     return p;
   }
 
-  void model(const Value& v, TokenizerImpl& t, bool byte_level) const {
+  void model(const Value& v, TokenizerImpl& t, bool byte_level, std::string_view text, const TableSpans& spans) const {
     const std::string path = "model";
     const std::string type = str(v, "type", path, "BPE");
     if (type != "BPE") fail("model.type", "model \"" + type + "\" is not supported (BPE only)");
@@ -276,80 +277,18 @@ class Loader {
     m.ignore_merges = flag(v, "ignore_merges", path, false);
     m.continuing_subword_prefix = str(v, "continuing_subword_prefix", path, "");
     m.end_of_word_suffix = str(v, "end_of_word_suffix", path, "");
-    const Value* vocab = field(v, "vocab");
-    if (!vocab || !vocab->is_dict()) fail("model.vocab", "must be an object {token: id}");
-    std::string raw;
-    m.vocab.reserve(vocab->dict_obj().size());
-    for (const auto& [k, idv] : vocab->dict_obj().entries) {
-      if (!k.is_str()) fail("model.vocab", "keys must be strings");
-      const int64_t id = integer(idv, "model.vocab[" + json::dumps(k) + "]");
-      if (id >= 16'000'000) fail("model.vocab[" + json::dumps(k) + "]", "token id too large");
-      if (static_cast<size_t>(id) >= m.id_to_token.size()) m.id_to_token.resize(static_cast<size_t>(id) + 1);
-      m.id_to_token[static_cast<size_t>(id)] = k.str();
-      if (byte_level) {
-        if (!to_raw_bytes(k.str(), raw)) continue;  // unreachable from byte-level text
-        m.vocab.emplace(raw, static_cast<uint32_t>(id));
-      } else {
-        m.vocab.emplace(k.str(), static_cast<uint32_t>(id));
-      }
-    }
-    const Value* merges = field(v, "merges");
-    if (!merges || !merges->is_list()) fail("model.merges", "must be a list");
-    const auto& ml = merges->items();
-    std::string a, b, prefix_free;
-    for (size_t r = 0; r < ml.size(); ++r) {
-      const std::string mp = "model.merges[" + std::to_string(r) + "]";
-      if (ml[r].is_str()) {
-        const std::string& s = ml[r].str();
-        const size_t sp = s.find(' ');
-        if (sp == std::string::npos) fail(mp, "a merge must be \"left right\"");
-        a = s.substr(0, sp);
-        b = s.substr(sp + 1);
-      } else if (ml[r].is_list() && ml[r].items().size() == 2 && ml[r].items()[0].is_str() &&
-                 ml[r].items()[1].is_str()) {
-        a = ml[r].items()[0].str();
-        b = ml[r].items()[1].str();
-      } else {
-        fail(mp, "a merge must be \"left right\" or [left, right]");
-      }
-      std::string merged = a;
-      if (!m.continuing_subword_prefix.empty() && b.compare(0, m.continuing_subword_prefix.size(),
-                                                            m.continuing_subword_prefix) == 0)
-        merged += b.substr(m.continuing_subword_prefix.size());
-      else
-        merged += b;
-      if (byte_level) {
-        std::string ra, rb, rm;
-        if (!to_raw_bytes(a, ra) || !to_raw_bytes(b, rb) || !to_raw_bytes(merged, rm)) continue;
-        a = std::move(ra);
-        b = std::move(rb);
-        merged = std::move(rm);
-      }
-      auto ia = m.vocab.find(a), ib = m.vocab.find(b), im = m.vocab.find(merged);
-      if (ia == m.vocab.end()) fail(mp, "\"" + a + "\" is not in the vocabulary");
-      if (ib == m.vocab.end()) fail(mp, "\"" + b + "\" is not in the vocabulary");
-      if (im == m.vocab.end()) fail(mp, "the merged token is not in the vocabulary");
-      m.add_merge(ia->second, ib->second, static_cast<uint32_t>(r), im->second);
-      if (!byte_level) Bpe::note_cut_unsafe(merged, m.cut_unsafe_prev);
-    }
+    // The tables are read from the text (load_tables.hpp); the outline finds any object and list
+    // there, so without a span the part is missing or of another type.
+    const LoadFail report = [this](const std::string& p, const std::string& what) { fail(p, what); };
+    if (!spans.vocab_end) fail("model.vocab", "must be an object {token: id}");
+    read_vocab(text, spans, m, report);
+    if (!spans.merges_end) fail("model.merges", "must be a list");
+    read_merges(text, spans, m, report);
     m.finish();
     // Cutting long words before U+2581 is exact only when no token carries a prefix or suffix.
     if (!byte_level && m.continuing_subword_prefix.empty() && m.end_of_word_suffix.empty() &&
-        m.vocab.count("\xE2\x96\x81"))
+        m.vocab.contains("\xE2\x96\x81"))
       m.cut_char = 0x2581;
-  }
-
-  // A ByteLevel-alphabet string as the raw bytes it stands for; false when a character is not
-  // in the alphabet.
-  static bool to_raw_bytes(const std::string& s, std::string& out) {
-    out.clear();
-    size_t i = 0;
-    while (i < s.size()) {
-      const int b = byte_level_byte(uni::decode_next(s, i));
-      if (b < 0) return false;
-      out.push_back(static_cast<char>(b));
-    }
-    return true;
   }
 
   void added(const Value& root, TokenizerImpl& t) const {
@@ -387,14 +326,8 @@ class Loader {
 }  // namespace
 
 TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name) {
-  Value root;
-  try {
-    json::ReadLimits lim;
-    lim.max_bytes = 1u << 30;
-    root = json::parse(text, lim);
-  } catch (const Error& e) {
-    throw_error(ErrorKind::ValueError, name + ": not valid JSON: " + e.message());
-  }
+  TableSpans spans;
+  const Value root = read_outline(text, name, spans);
   Loader L(name);
   if (!root.is_dict()) L.fail("$", "a tokenizer.json must be an object");
   TokenizerImpl t;
@@ -409,7 +342,7 @@ TokenizerImpl load_tokenizer_json(std::string_view text, const std::string& name
   }
   const Value* m = L.field(root, "model");
   if (!m || !m->is_dict()) L.fail("model", "missing (an object is needed)");
-  L.model(*m, t, byte_level);
+  L.model(*m, t, byte_level, text, spans);
   if (const Value* p = L.field(root, "post_processor")) t.post.push_back(L.post(*p, "post_processor"));
   if (const Value* d = L.field(root, "decoder")) t.decoder.push_back(L.decoder(*d, "decoder"));
   L.added(root, t);

@@ -38,9 +38,9 @@ void Bpe::spm_merge_word(std::string_view w, std::vector<std::pair<uint32_t, uin
   auto try_pair = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;
     const uint32_t size = syms[l].len + syms[r].len;
-    auto it = vocab.find(w.substr(syms[l].begin, size));
-    if (it == vocab.end() || it->second >= spm_scores.size()) return;
-    queue.push(Cand{spm_scores[it->second], l, r, size});
+    const int64_t id = vocab.find(w.substr(syms[l].begin, size));
+    if (id < 0 || static_cast<size_t>(id) >= spm_scores.size()) return;
+    queue.push(Cand{spm_scores[static_cast<size_t>(id)], l, r, size});
   };
   for (int32_t i = 1; i < static_cast<int32_t>(syms.size()); ++i) try_pair(i - 1, i);
   while (!queue.empty()) {
@@ -58,9 +58,9 @@ void Bpe::spm_merge_word(std::string_view w, std::vector<std::pair<uint32_t, uin
   }
   for (int32_t i = syms.empty() ? -1 : 0; i != -1; i = syms[i].next) {
     const std::string_view text = w.substr(syms[i].begin, syms[i].len);
-    auto it = vocab.find(text);
-    if (it != vocab.end()) {
-      out.emplace_back(it->second, syms[i].len);
+    const int64_t id = vocab.find(text);
+    if (id >= 0) {
+      out.emplace_back(static_cast<uint32_t>(id), syms[i].len);
       continue;
     }
     for (unsigned char b : text) {

@@ -73,13 +73,52 @@ void slice(const NormStr& s, size_t b, size_t e, NormStr& r) {
   r.align.assign(s.align.begin() + b, s.align.begin() + e);
 }
 
-void post_process(const PostProcessor& p, std::vector<Tok>& toks, bool add_special) {
+// Characters ByteLevel's offset trimming takes off a token's ends: its alphabet's space (U+0120)
+// and Unicode White_Space, as Rust's char::is_whitespace.
+bool trimmed_char(char32_t c) {
+  return c == 0x120 || (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+// ByteLevel's trim_offsets (HF byte_level.rs process_offsets): each token's offsets lose the
+// spaces its text starts and ends with, except one leading space of the first token when
+// add_prefix_space put it there. A model token's text is its vocabulary entry; an added token's
+// is the text it matched, the spaces lstrip/rstrip took in included (HF keeps that text: taken
+// here from the input, which a normalizer could have changed only for `normalized` tokens).
+void trim_offsets(const TokenizerImpl& t, const PostProcessor& p, std::string_view input, std::vector<Tok>& toks) {
+  std::u32string in_cps;  // the input's code points, decoded at the first added token
+  std::u32string cps;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    Tok& tok = toks[i];
+    auto& [b, e] = tok.off;
+    if (t.added_by_id.count(tok.id)) {
+      if (in_cps.empty()) in_cps = uni::decode(input);
+      cps.assign(in_cps, std::min<size_t>(b, in_cps.size()), e > b ? e - b : 0);
+    } else if (tok.id < t.model.id_to_token.size()) {
+      cps = uni::decode(t.model.id_to_token[tok.id]);
+    } else {
+      continue;
+    }
+    size_t lead = 0, trail = 0;
+    while (lead < cps.size() && trimmed_char(cps[lead])) ++lead;
+    while (trail < cps.size() && trimmed_char(cps[cps.size() - 1 - trail])) ++trail;
+    if (lead > 0) {
+      if ((i == 0 || b == 0) && p.add_prefix_space && lead == 1) lead = 0;
+      b = std::min<uint32_t>(b + static_cast<uint32_t>(lead), e);
+    }
+    if (trail > 0 && e >= trail) e = std::max<uint32_t>(e - static_cast<uint32_t>(trail), b);
+  }
+}
+
+void post_process(const TokenizerImpl& t, const PostProcessor& p, std::string_view input, std::vector<Tok>& toks,
+                  bool add_special) {
   switch (p.type) {
     case PostProcessor::Type::Sequence:
-      for (const PostProcessor& c : p.children) post_process(c, toks, add_special);
+      for (const PostProcessor& c : p.children) post_process(t, c, input, toks, add_special);
       return;
     case PostProcessor::Type::ByteLevel:
-      return;  // offsets trimming only: trim_offsets is refused when loading
+      if (p.trim_offsets) trim_offsets(t, p, input, toks);
+      return;
     case PostProcessor::Type::TemplateProcessing: {
       if (!add_special) return;
       std::vector<Tok> out;
@@ -176,7 +215,7 @@ Encoding TokenizerImpl::encode(std::string_view input, bool add_special_tokens,
       encode_segment(*this, sub, w, toks);
     }
   }
-  if (!post.empty()) post_process(post[0], toks, add_special_tokens);
+  if (!post.empty()) post_process(*this, post[0], input, toks, add_special_tokens);
   Encoding e;
   e.ids.reserve(toks.size());
   e.offsets.reserve(toks.size());

@@ -17,6 +17,22 @@ inline bool needs_escape(unsigned char c, bool ensure_ascii) {
   return c < 0x20 || c == '"' || c == '\\' || (ensure_ascii && c >= 0x7F);
 }
 
+// The character a one-letter JSON escape stands for (`\n` -> '\n', `\/` -> '/'), or -1 for any
+// other letter (`\u` included, which takes four hex digits after it).
+inline int unescape_letter(unsigned char c) {
+  switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return -1;
+  }
+}
+
 // The first byte at or after i that needs escaping (a control, quote or backslash, and with
 // ensure_ascii anything from DEL up), or n. 16 bytes at a time with SSE2, else 8 (SWAR).
 inline size_t next_escape(const unsigned char* p, size_t i, size_t n, bool ensure_ascii) {

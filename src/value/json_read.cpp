@@ -154,17 +154,9 @@ size_t Reader::scan_string(size_t i, std::string_view& sv) {
     c = at(next);
     if (c != 'u') {
       end = next + 1;
-      switch (c) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        default: fail("Invalid \\escape", end - 2);
-      }
+      const int unescaped = unescape_letter(c);
+      if (unescaped < 0) fail("Invalid \\escape", end - 2);
+      out += static_cast<char>(unescaped);
       continue;
     }
     ++next;  // past 'u'

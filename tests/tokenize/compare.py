@@ -35,7 +35,8 @@ def tokenizer_files():
 
 def variants(files, tmp):
     """Shipped files edited to reach what none of them uses (added-token flags, Metaspace,
-    Digits, Punctuation, Whitespace, Lowercase, Strip, NFKD): still compared with the reference."""
+    Digits, Punctuation, Whitespace, Lowercase, Strip, NFKD, ByteLevel offset trimming): still
+    compared with the reference."""
     out = {}
 
     def make(name, base, edit):
@@ -63,6 +64,8 @@ def variants(files, tmp):
                 a["lstrip"] = a["rstrip"] = True
             elif c == "<|endoftext|>":
                 a["normalized"] = True
+        # ByteLevel's offset trimming (its own post-processor here has add_prefix_space false).
+        d["post_processor"]["trim_offsets"] = True
 
     def metaspace(d):
         d["normalizer"] = None
@@ -89,6 +92,9 @@ def variants(files, tmp):
     def prefix_space(d):
         d["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
                               "use_regex": True}
+        # Offset trimming that keeps the space add_prefix_space put before the first token.
+        d["post_processor"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                               "use_regex": True}
 
     make("qwen3-flags", "qwen3", flags)
     make("llama2-metaspace", "llama2", metaspace)
