@@ -185,6 +185,7 @@ struct PolyfillOptions {
   bool system_to_user = true;
   bool non_null_content = true;
   bool content_form = true;
+  bool call_ids_with_names = true;
   std::function<std::string(const Value& tools)> tools_text;                // default_tools_text
   std::function<std::string(const Value& tool_calls)> calls_text;           // default_calls_text
   // A tool message, and the name of the call it answers ("" when unknown).

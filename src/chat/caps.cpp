@@ -64,6 +64,11 @@ struct Prober {
   bool object_args = true;        // give arguments as an object
   bool null_content = true;       // a calls-only assistant message has content null
   Value base_tools = Value::none();  // tools given to every probe (templates that need tools)
+  bool named_ids = false;         // ids carry the call's name (names_in_call_ids)
+
+  std::string id_of(const char* name, const char* id) const {
+    return named_ids ? conv::named_call_id(name, std::string_view(id) == kId2 ? 1 : 0) : id;
+  }
 
   Value content(const char* s) const {
     if (!typed) return str(s);
@@ -76,14 +81,14 @@ struct Prober {
     Value args = make_dict({{key, str(val)}});
     if (!object_args) args = Value::string(json::dumps(args));
     Value fn = make_dict({{"name", str(name)}, {"arguments", args}});
-    return make_dict({{"id", str(id)}, {"type", str("function")}, {"function", fn}});
+    return make_dict({{"id", Value::string(id_of(name, id))}, {"type", str("function")}, {"function", fn}});
   }
   Value calls_msg(std::vector<Value> calls, const char* text = nullptr) const {
     Value c = text ? content(text) : (null_content ? Value::none() : Value::string(""));
     return make_dict({{"role", str("assistant")}, {"content", c}, {"tool_calls", Value::list(std::move(calls))}});
   }
   Value tool_msg(const char* id, const char* name, const char* result) const {
-    return make_dict({{"role", str("tool")}, {"tool_call_id", str(id)}, {"name", str(name)},
+    return make_dict({{"role", str("tool")}, {"tool_call_id", Value::string(id_of(name, id))}, {"name", str(name)},
                       {"content", content(result)}});
   }
   Value tools() const {
@@ -176,15 +181,25 @@ Capabilities detect_capabilities(const jinja::Template& t, const Value& special_
       bool ok = out && has(*out, kTool1) && args_clean(*out, kKey1, kVal1);
       (obj ? obj_ok : str_ok) = ok;
       (obj ? obj_out : str_out) = out ? *out : std::string();
-      if (ok && has(*out, kId1)) id_seen = true;
+      if (ok && has(*out, p.id_of(kTool1, kId1))) id_seen = true;
     }
   };
-  try_calls();
-  if (!obj_ok && !str_ok) {
-    p.null_content = false;
+  auto try_contents = [&] {
+    p.null_content = true;
     try_calls();
-    caps.requires_non_null_content = obj_ok || str_ok;
-    if (!caps.requires_non_null_content) p.null_content = true;
+    if (!obj_ok && !str_ok) {
+      p.null_content = false;
+      try_calls();
+      caps.requires_non_null_content = obj_ok || str_ok;
+      if (!caps.requires_non_null_content) p.null_content = true;
+    }
+  };
+  try_contents();
+  // No call shows: perhaps its name shows only through its id (Kimi K2 Thinking writes the id alone).
+  if (!obj_ok && !str_ok) {
+    p.named_ids = true;
+    try_contents();
+    caps.names_in_call_ids = p.named_ids = obj_ok || str_ok;
   }
   // Both clean but different: the template formats an object its own way (XML, pythonic, Gemma 4
   // <|"|> quoting) and shows a string some other way (verbatim JSON, wrapped in more braces):
@@ -230,7 +245,7 @@ Capabilities detect_capabilities(const jinja::Template& t, const Value& special_
     if (!out && !caps.supports_tool_calls)
       out = p.render(p.context({user, p.msg("assistant", kAnswer), p.tool_msg(kId1, kTool1, kResult1)}));
     caps.supports_tool_responses = out && has(*out, kResult1);
-    if (out && has(*out, kId1)) id_seen = true;
+    if (out && has(*out, p.id_of(kTool1, kId1))) id_seen = true;
   }
   caps.supports_tool_call_id = id_seen;
 
@@ -389,6 +404,7 @@ Value Capabilities::flags_json() const {
   put("supports_tool_responses", supports_tool_responses);
   put("supports_parallel_tool_calls", supports_parallel_tool_calls);
   put("supports_tool_call_id", supports_tool_call_id);
+  put("names_in_call_ids", names_in_call_ids);
   put("requires_object_arguments", requires_object_arguments);
   put("requires_string_arguments", requires_string_arguments);
   put("requires_typed_content", requires_typed_content);

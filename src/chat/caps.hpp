@@ -12,6 +12,9 @@
 //   supports_tool_responses    a tool message's content appears
 //   supports_parallel_tool_calls  both calls of a two-call assistant message appear
 //   supports_tool_call_id      a tool call id appears (in the call or in the tool response)
+//   names_in_call_ids          a call's name shows only through its id: with plain ids no call
+//                              shows, with ids "functions.NAME:N" (Kimi K2 Thinking) they do; the
+//                              other call probes then use such ids (conv_util.hpp named_call_id)
 //   requires_object_arguments  arguments render cleanly only when given as an object (or both
 //                              forms render cleanly but differently: the object form is native)
 //   requires_string_arguments  arguments render cleanly only when given as a JSON string
@@ -56,6 +59,7 @@ struct Capabilities {
   bool supports_tool_responses = false;
   bool supports_parallel_tool_calls = false;
   bool supports_tool_call_id = false;
+  bool names_in_call_ids = false;
   bool requires_object_arguments = false;
   bool requires_string_arguments = false;
   bool requires_typed_content = false;

@@ -85,4 +85,21 @@ inline std::string dumps_compact_unicode(const Value& v) {
 
 inline Value parse_json(std::string_view text) { return json::parse(text); }
 
+// A call id that carries the call's name, "functions.NAME:INDEX": the form Kimi K2 models write
+// and their templates show as the only trace of the name (Capabilities::names_in_call_ids).
+inline std::string named_call_id(std::string_view name, size_t index) {
+  return "functions." + std::string(name) + ":" + std::to_string(index);
+}
+// INDEX when `id` is named_call_id(name, INDEX), else -1.
+inline long named_call_index(std::string_view id, std::string_view name) {
+  std::string head = "functions." + std::string(name) + ":";
+  if (!id.starts_with(head) || id.size() == head.size() || id.size() - head.size() > 9) return -1;
+  long n = 0;
+  for (char c : id.substr(head.size())) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 }  // namespace toolchat::chat::conv

@@ -1,5 +1,6 @@
 #include "chat/polyfill.hpp"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -207,6 +208,39 @@ Msgs system_to_user(const Msgs& in) {
   return out;
 }
 
+Msgs call_ids_with_names(const Msgs& msgs) {
+  std::map<std::string, std::string> renamed;
+  size_t next = 0;
+  Msgs out;
+  for (const Value& m : msgs) {
+    if (const Value* calls = calls_of(m)) {
+      std::vector<Value> cs;
+      for (const Value& c : calls->items()) {
+        std::string name = conv::get_str(conv::call_function(c), "name");
+        std::string id = conv::get_str(c, "id");
+        long kept = conv::named_call_index(id, name);
+        if (kept >= 0) {  // already named (an id our kimi_k2 parser gave back): the model's own number
+          next = std::max(next, static_cast<size_t>(kept) + 1);
+          cs.push_back(c);
+          continue;
+        }
+        std::string named = conv::named_call_id(name, next++);
+        if (!id.empty()) renamed.emplace(id, named);
+        cs.push_back(c.is_dict() ? with(c, "id", Value::string(named)) : c);
+      }
+      out.push_back(with(m, "tool_calls", Value::list(std::move(cs))));
+      continue;
+    }
+    if (role_of(m) == "tool")
+      if (auto it = renamed.find(conv::get_str(m, "tool_call_id")); it != renamed.end()) {
+        out.push_back(with(m, "tool_call_id", Value::string(it->second)));
+        continue;
+      }
+    out.push_back(m);
+  }
+  return out;
+}
+
 Value typed(const Value& content) {
   Value part = Value::dict();
   conv::set(part, "type", Value::string("text"));
@@ -254,6 +288,7 @@ Value apply_polyfills(const Value& context, const Capabilities& caps, const Poly
   Msgs msgs = mv->items();
 
   if (o.inject_tools && !caps.tools_in_multi_turn) inject_tools(ctx, msgs, o);
+  if (o.call_ids_with_names && caps.names_in_call_ids) msgs = call_ids_with_names(msgs);
   if (o.one_call_per_message && caps.supports_tool_calls && !caps.supports_parallel_tool_calls)
     msgs = one_call_per_message(msgs);
   if (o.content_with_calls && caps.supports_tool_calls && !caps.content_with_tool_calls)
@@ -287,7 +322,7 @@ PolyfillOptions polyfill_options_from_list(std::string_view list) {
       {"content_with_calls", &o.content_with_calls}, {"tool_calls_as_text", &o.tool_calls_as_text},
       {"tool_responses_as_text", &o.tool_responses_as_text}, {"argument_form", &o.argument_form},
       {"system_to_user", &o.system_to_user},       {"non_null_content", &o.non_null_content},
-      {"content_form", &o.content_form}};
+      {"content_form", &o.content_form},           {"call_ids_with_names", &o.call_ids_with_names}};
   auto set_all = [&](bool v) { for (auto& [n, p] : names) *p = v; };
   set_all(false);
   size_t pos = 0;

@@ -5,6 +5,10 @@
 //   inject_tools          tools the template cannot show in a multi-turn conversation -> text
 //                         (tools_text) prepended to the first system message, or a new system
 //                         message; `tools` is removed
+//   call_ids_with_names   templates that show a call's name only through its id (Kimi K2
+//                         Thinking): every call id not already "functions.NAME:N" for its own
+//                         name becomes one (N counts the conversation's calls), and the tool
+//                         messages answering it get the same id
 //   one_call_per_message  templates without parallel calls: an assistant message with N calls
 //                         becomes N assistant messages with one call each, each followed by its
 //                         tool response (matched by tool_call_id, else by position)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "chat/conv_util.hpp"
 #include "chat/render_case.hpp"
 #include "dialects/json_util.hpp"
 #include "dialects/scan.hpp"
@@ -183,6 +184,22 @@ bool prompt_opens_reasoning(std::string_view prompt) {
 
 std::optional<AssistantPart> TemplateProbe::calls(const std::vector<Value>& calls, const Value& tools,
                                                   std::string* error) const {
+  auto best = best_render(calls, tools, error);
+  if (!best || best->calls_shown > 0) return best;
+  std::vector<Value> named;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Value& f = function_of(calls[i]);
+    named.push_back(probe_call(chat::conv::named_call_id(f.dict_obj().find("name")->str(), i),
+                               f.dict_obj().find("name")->str(), *f.dict_obj().find("arguments")));
+  }
+  auto by_name = best_render(named, tools, nullptr);
+  if (!by_name || by_name->calls_shown == 0) return best;
+  by_name->names_in_ids = true;
+  return by_name;
+}
+
+std::optional<AssistantPart> TemplateProbe::best_render(const std::vector<Value>& calls, const Value& tools,
+                                                        std::string* error) const {
   std::vector<Value> str_calls;
   for (const Value& c : calls) {
     const Value& f = function_of(c);
@@ -259,6 +276,7 @@ std::vector<RoundTripCase> round_trip(const TemplateProbe& probe, const ParserFa
       continue;
     }
     rc.rendered = part->text;
+    rc.names_in_ids = part->names_in_ids;
     ParseOptions o;
     o.reasoning_open = part->reasoning_open;
     o.tools = tools;  // as a server would: formats with untyped argument text need the schema
@@ -311,6 +329,7 @@ Value round_trip_json(const std::vector<RoundTripCase>& cases) {
                                                                          : "refused";
     put(o, "outcome", Value::string(outcome));
     if (!c.detail.empty()) put(o, "detail", Value::string(c.detail));
+    if (c.names_in_ids) put(o, "names_in_call_ids", Value::boolean(true));
     if (c.outcome != RoundTripCase::Outcome::Refused) {
       put(o, "rendered", Value::string(c.rendered));
       put(o, "parsed", c.parsed.to_json(!c.parsed.warnings.empty()));

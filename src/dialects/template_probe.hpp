@@ -33,6 +33,9 @@ struct AssistantPart {
   bool reasoning_open = false;  // the generation prompt leaves the model inside <think>
   bool shows_calls = false;     // every call's name and argument values appear in text
   size_t calls_shown = 0;       // how many of the calls, from the first, appear in text
+  // No call showed with the ids given, and they do with ids "functions.NAME:N": the template
+  // shows a call's name only through its id (Kimi K2 Thinking; Capabilities::names_in_call_ids).
+  bool names_in_ids = false;
 };
 
 class TemplateProbe {
@@ -42,8 +45,9 @@ class TemplateProbe {
 
   // The assistant part of [user, assistant with `calls`] with `tools` declared. Templates differ in
   // what they accept, so content null and "", arguments as objects and as JSON strings are tried;
-  // the first render that shows every call wins, else the first that renders at all. nullopt (and
-  // *error) when every variant raises.
+  // the first render that shows every call wins, else the first that renders at all. When none
+  // shows a call, the same is tried with the ids rewritten to "functions.NAME:N" (names_in_ids).
+  // nullopt (and *error) when every variant raises.
   std::optional<AssistantPart> calls(const std::vector<Value>& calls, const Value& tools,
                                      std::string* error = nullptr) const;
   const Value& special_tokens() const { return special_; }
@@ -54,6 +58,7 @@ class TemplateProbe {
   std::optional<std::string> render(std::vector<Value> messages, const Value& tools, bool gen,
                                     std::string* error) const;
   AssistantPart cut(const std::string& full, const Value& tools) const;
+  std::optional<AssistantPart> best_render(const std::vector<Value>& calls, const Value& tools, std::string* error) const;
   Value content_value(std::string_view text) const;
 
   std::shared_ptr<const jinja::Template> t_;
@@ -73,6 +78,7 @@ struct RoundTripCase {
   enum class Outcome { Ok, Failed, Refused, Limited } outcome = Outcome::Failed;
   std::string detail;    // why it failed or was refused
   std::string rendered;  // the assistant part
+  bool names_in_ids = false;  // rendered with ids "functions.NAME:N" (AssistantPart::names_in_ids)
   ParsedMessage parsed;
 };
 // Renders get_weather calls (1, then 2: ASCII and non-ASCII strings, an integer) and parses each
@@ -80,7 +86,8 @@ struct RoundTripCase {
 // not allow parallel calls); raising on 1 call is a failure.
 std::vector<RoundTripCase> round_trip(const TemplateProbe& probe, const ParserFactory& make);
 bool round_trip_ok(const std::vector<RoundTripCase>& cases);
-// [{"calls", "outcome": "ok"|"failed"|"refused"|"template_limit", "detail"?, "rendered"?, "parsed"?}]
+// [{"calls", "outcome": "ok"|"failed"|"refused"|"template_limit", "detail"?, "names_in_call_ids"?,
+//   "rendered"?, "parsed"?}]
 Value round_trip_json(const std::vector<RoundTripCase>& cases);
 
 }  // namespace toolchat::dialects

@@ -143,6 +143,16 @@ Value derive(const std::string& src, const Value& tokens) {
     }
   }
   bool calls = obj || str, as_obj = obj || !str;
+  // No call shows with a plain id, one does with the id "functions.NAME:0" (the corpus has no such
+  // template: Kimi K2 Thinking is an extra, tested below).
+  bool named = false;
+  for (const char* content : {"null", "\"\""})
+    for (bool as_object : {true, false}) {
+      std::string c = call(1, as_object);
+      c.replace(c.find("idMarkQ01"), 9, "functions.callfn_mark1:0");
+      named = named || (!calls && call_shown(o.run(u + ", " + calls_msg(c, content)), 1));
+    }
+  put("names_in_call_ids", named);
   put("supports_tool_calls", calls);
   put("requires_object_arguments", obj && !str);
   put("requires_string_arguments", str && !obj);
@@ -278,4 +288,54 @@ TEST(caps, deepseek_v3_drops_calls_with_content_and_the_polyfill_fixes_it) {
       << r.text;
   EXPECT_NE(r.text.find("-3 C"), std::string::npos);
   EXPECT_TRUE(find_dropped(fixed, r.text).empty());
+}
+
+// Kimi K2 Thinking writes a call as its id alone (the name only inside "functions.NAME:N"): the
+// probe finds that, and the polyfill gives a client's plain ids that form, so that the rendered
+// history shows the call's name and the tool result names the same id.
+TEST(caps, kimi_k2_thinking_shows_names_only_through_ids_and_the_polyfill_names_them) {
+  std::string src = slurp("tests/dialects/templates/moonshotai-Kimi-K2-Thinking.jinja");
+  Value tokens = Value::dict();
+  Capabilities caps = detect_capabilities(src, tokens);
+  EXPECT_TRUE(caps.names_in_call_ids);
+  EXPECT_TRUE(caps.supports_tool_calls);
+  EXPECT_TRUE(caps.supports_parallel_tool_calls);
+  EXPECT_TRUE(caps.supports_tool_call_id);
+
+  Value ctx = json::parse(R"({"messages": [
+    {"role": "user", "content": "Weather in Oslo and Rome?"},
+    {"role": "assistant", "content": "", "tool_calls": [
+      {"id": "call_abc", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}},
+      {"id": "functions.get_time:4", "type": "function", "function": {"name": "get_time", "arguments": {"city": "Rome"}}}]},
+    {"role": "tool", "tool_call_id": "call_abc", "content": "-3 C"},
+    {"role": "tool", "tool_call_id": "functions.get_time:4", "content": "10:00"},
+    {"role": "assistant", "content": "", "tool_calls": [
+      {"id": "call_xyz", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}]},
+    {"role": "tool", "tool_call_id": "call_xyz", "content": "12 C"}]})");
+  CaseResult raw = render_case(src, ctx, tokens, {});
+  ASSERT_TRUE(raw.ok) << raw.message;
+  EXPECT_EQ(raw.text.find("get_weather"), std::string::npos);  // plain ids: the name is lost
+
+  Value fixed = apply_polyfills(ctx, caps);
+  CaseResult r = render_case(src, fixed, tokens, {});
+  ASSERT_TRUE(r.ok) << r.message;
+  // call_abc is the first call: index 0; the client's own functions.get_time:4 is kept, and the
+  // next plain id is numbered after it.
+  for (const char* want : {"<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Oslo\"}",
+                           "<|tool_call_begin|>functions.get_time:4<|tool_call_argument_begin|>",
+                           "<|tool_call_begin|>functions.get_weather:5<|tool_call_argument_begin|>{\"city\": \"Rome\"}",
+                           "## Return of functions.get_weather:0\n-3 C", "## Return of functions.get_time:4\n10:00",
+                           "## Return of functions.get_weather:5\n12 C"})
+    EXPECT_NE(r.text.find(want), std::string::npos) << want << "\n" << r.text;
+  EXPECT_EQ(r.text.find("call_abc"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("call_xyz"), std::string::npos) << r.text;
+  EXPECT_TRUE(find_dropped(fixed, r.text).empty());
+  // The input is not modified.
+  EXPECT_EQ(ctx.dict_obj().find("messages")->items()[2].dict_obj().find("tool_call_id")->str(), "call_abc");
+
+  chat::PolyfillOptions off;
+  off.call_ids_with_names = false;
+  CaseResult plain = render_case(src, apply_polyfills(ctx, caps, off), tokens, {});
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.text.find("get_weather"), std::string::npos) << plain.text;
 }

@@ -41,9 +41,6 @@ const std::map<std::string, std::string> kExceptions = {
     {"vllm-mistral.jinja", "renders [TOOL_CALLS]None"},
     // Template side: `tool | tojson}` is a syntax error in vLLM's V3.1 example template.
     {"vllm-deepseekv31.jinja", "template does not parse"},
-    // Template side: a call's name is written only through its id (Kimi's functions.NAME:N), and
-    // the round trip's ids are plain (issue 12 §7: check should give such a template ids of that form).
-    {"moonshotai-Kimi-K2-Thinking.jinja", "call names shown only through the call id"},
     // Template side: needs the `functions` and `datetime` context variables instead of `tools`
     // (test_dialects_families.cpp round-trips it with them).
     {"ollama-firefunction-v2-70b.jinja", "needs functions/datetime context variables"},

@@ -235,6 +235,28 @@ TEST(GatewayOpenAIRules, DeveloperRoleIsRenderedAsSystem) {
   EXPECT_EQ(p.text.rfind("<|im_start|>system\nAnswer in French.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n", 0), 0u) << p.text;
 }
 
+// Kimi K2 Thinking shows a call only through its id: a client's own ids (call_1) are rendered as
+// functions.NAME:N, in the call and in the tool result answering it, so the history keeps the name.
+TEST(GatewayOpenAIRules, CallIdsCarryTheNameWhereTheTemplateShowsOnlyIds) {
+  Config cfg;
+  cfg.model_path = "tests/dialects/templates/moonshotai-Kimi-K2-Thinking.jinja";
+  PromptBuilder pb(cfg, false);
+  ChatRequest req = parse_chat_request(
+      R"({"messages": [{"role": "user", "content": "Weather in Oslo?"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+          "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "-3 C"}],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+          "properties": {"city": {"type": "string"}}}}}]})",
+      {});
+  Prompt p = pb.build(req, req.tools, "");
+  EXPECT_NE(p.text.find("<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|>"),
+            std::string::npos)
+      << p.text;
+  EXPECT_NE(p.text.find("## Return of functions.get_weather:0\n-3 C"), std::string::npos) << p.text;
+  EXPECT_EQ(p.text.find("call_1"), std::string::npos) << p.text;
+}
+
 TEST(GatewayOpenAIRules, WarningsReachTheClient) {
   dialects::ParsedMessage m;
   m.content = "Sure.\n<tool_call>\n{\"name\": \"get_weather\", \"argum";
