@@ -33,7 +33,7 @@ class ValueKey {
     buf_[at_++] = c;
   }
   void size(size_t n) { put(&n, sizeof n); }
-  void text(const std::string& s) {
+  void text(std::string_view s) {
     size(s.size());
     put(s.data(), s.size());
   }

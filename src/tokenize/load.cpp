@@ -37,7 +37,7 @@ class Loader {
       fail(path + "." + key, "missing (a string is needed)");
     }
     if (!v->is_str()) fail(path + "." + key, "must be a string");
-    return v->str();
+    return std::string(v->str());
   }
   bool flag(const Value& obj, const char* key, const std::string& path, bool dflt) const {
     const Value* v = field(obj, key);
@@ -287,7 +287,7 @@ class Loader {
       if (static_cast<size_t>(id) >= m.id_to_token.size()) m.id_to_token.resize(static_cast<size_t>(id) + 1);
       m.id_to_token[static_cast<size_t>(id)] = k.str();
       if (byte_level) {
-        if (!to_raw_bytes(k.str(), raw)) continue;  // unreachable from byte-level text
+        if (!to_raw_bytes(std::string(k.str()), raw)) continue;  // unreachable from byte-level text
         m.vocab.emplace(raw, static_cast<uint32_t>(id));
       } else {
         m.vocab.emplace(k.str(), static_cast<uint32_t>(id));
@@ -300,7 +300,7 @@ class Loader {
     for (size_t r = 0; r < ml.size(); ++r) {
       const std::string mp = "model.merges[" + std::to_string(r) + "]";
       if (ml[r].is_str()) {
-        const std::string& s = ml[r].str();
+        std::string_view s = ml[r].str();
         const size_t sp = s.find(' ');
         if (sp == std::string::npos) fail(mp, "a merge must be \"left right\"");
         a = s.substr(0, sp);
