@@ -8,6 +8,8 @@
 //
 // Ownership: a Value is a handle; copies share the heap object (strings, lists, dicts) through a
 // reference count, and the last handle frees it. Containers are treated as immutable once shared.
+// A string's bytes are read as a std::string_view (str(), get_str()) that stays valid while a
+// handle to the string lives; copy it into a std::string to keep it longer.
 // Thread safety: the reference count is not atomic, so a value graph belongs to one thread at a
 // time (copy it with json::parse(json::dumps(v)) to hand it to another thread). The one
 // exception is a frozen graph (a compiled template's constants): its objects are never counted
