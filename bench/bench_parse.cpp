@@ -61,7 +61,7 @@ std::optional<Input> load_case(const dialects::Dialect& d) {
   }
   if (!pick) return std::nullopt;
   Input in;
-  in.unit = pick->dict_obj().find("input")->str() + "\n";
+  in.unit = std::string(pick->dict_obj().find("input")->str()) + "\n";
   in.case_name = pick->dict_obj().find("name")->str();
   if (const Value* r = pick->dict_obj().find("reasoning_open")) in.opts.reasoning_open = r->is_bool() && r->as_bool();
   if (const Value* t = pick->dict_obj().find("tools")) in.opts.tools = *t;

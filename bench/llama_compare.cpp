@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
       dialects::ParseOptions co;
       if (const Value* t = cd.find("tools")) co.tools = *t;
       Value ltools = co.tools.is_list() ? co.tools : named_tools(want, tools);
-      const std::string input = cd.find("input")->str();
+      const std::string input(cd.find("input")->str());
       std::string od = differs(ours(*d, co, input), want), ld;
       try {
         Llama use = llama_setup(tpl, ltools);
@@ -425,7 +425,7 @@ int main(int argc, char** argv) {
       ours_ok += od.empty();
       llama_ok += ld.empty();
       if (od != ld || !od.empty())
-        misses += "| " + std::string(fam.dialect) + " | " + cd.find("name")->str() + " | " + (od.empty() ? "right" : od) +
+        misses += "| " + std::string(fam.dialect) + " | " + std::string(cd.find("name")->str()) + " | " + (od.empty() ? "right" : od) +
                   " | " + (ld.empty() ? "right" : ld) + " |\n";
     }
     accuracy += "| " + std::string(fam.dialect) + " | " + l.format + " | " + std::to_string(n) + " | " +

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     std::ifstream in(argv[2], std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text(ss.str());
     const int repeat = std::max(1, std::atoi(argv[3]));
     auto cpu_now = [] {
       timespec ts{};

@@ -51,7 +51,7 @@ template <> struct Param<std::string> {
   static void schema(Value& s) { s.dict_obj().set(Value::string("type"), Value::string("string")); }
   static std::string from(const Value& v, const std::string& where) {
     if (!v.is_str()) throw Error(ErrorKind::ValueError, where + ": expected a string");
-    return v.str();
+    return std::string(v.str());
   }
   static constexpr bool optional = false;
 };

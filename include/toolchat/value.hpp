@@ -4,10 +4,12 @@
 //
 //   Value msg = DictBuilder().add("role", "user").add("content", "Weather in Paris?").build();
 //   Value messages = ListBuilder().add(msg).build();
-//   const std::string& role = msg.at("role").get_str();   // checked: Error(TypeError/KeyError)
+//   std::string_view role = msg.at("role").get_str();       // checked: Error(TypeError/KeyError)
 //
 // Ownership: a Value is a handle; copies share the heap object (strings, lists, dicts) through a
 // reference count, and the last handle frees it. Containers are treated as immutable once shared.
+// A string's bytes are read as a std::string_view (str(), get_str()) that stays valid while a
+// handle to the string lives; copy it into a std::string to keep it longer.
 // Thread safety: the reference count is not atomic, so a value graph belongs to one thread at a
 // time (copy it with json::parse(json::dumps(v)) to hand it to another thread). The one
 // exception is a frozen graph (a compiled template's constants): its objects are never counted
@@ -64,12 +66,37 @@ struct Obj {
 
 class Value;
 
+// A str: its UTF-8 bytes live in the same block, right after the object (NUL-terminated), so a
+// string costs one allocation whatever its length. Made only through StrObj::make.
 struct StrObj final : Obj {
-  std::string s;
   bool markup = false;     // markupsafe.Markup: escape() result; affects + and ~ with str
   int8_t ascii = -1;       // cached: -1 unknown, 0 no, 1 yes
-  explicit StrObj(std::string v) : Obj(ObjKind::Str), s(std::move(v)) {}
+  // A new string of `n` bytes; `fill(char* dst)` writes exactly n bytes (the NUL is added).
+  template <class Fill>
+  static StrObj* make(size_t n, Fill&& fill) {
+    auto* o = new (Extra{n}) StrObj(n);
+    fill(o->chars());
+    o->chars()[n] = '\0';
+    return o;
+  }
+  static StrObj* make(std::string_view s) {
+    return make(s.size(), [&](char* d) { if (!s.empty()) std::memcpy(d, s.data(), s.size()); });
+  }
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data(), size_}; }
   bool is_ascii();
+
+  // The block's size is kept in a word before the object, where it outlives the destructor.
+  struct Extra { size_t n; };
+  static void* operator new(std::size_t n, Extra e);
+  static void operator delete(void* p, Extra e) noexcept;  // constructor threw (it cannot)
+  static void operator delete(void* p) noexcept;
+
+ private:
+  explicit StrObj(size_t n) : Obj(ObjKind::Str), size_(n) {}
+  char* chars() { return reinterpret_cast<char*>(this + 1); }
+  size_t size_;
 };
 
 // How a sequence prints (repr) and behaves; all are immutable for templates.
@@ -118,11 +145,13 @@ class Value {
   static Value boolean(bool b) { Value v; v.t_ = Type::Bool; v.u_.b = b; return v; }
   static Value integer(int64_t i) { Value v; v.t_ = Type::Int; v.u_.i = i; return v; }
   static Value floating(double f) { Value v; v.t_ = Type::Float; v.u_.f = f; return v; }
-  static Value string(std::string s) { return Value(new StrObj(std::move(s))); }
-  static Value string(std::string_view s) { return Value(new StrObj(std::string(s))); }
-  static Value string(const char* s) { return Value(new StrObj(std::string(s))); }
-  static Value markup(std::string s) {
-    auto* o = new StrObj(std::move(s));
+  static Value string(std::string_view s) { return Value(StrObj::make(s)); }
+  static Value string(const char* s) { return Value(StrObj::make(std::string_view(s))); }
+  // A string of `n` bytes written in place by `fill(char* dst)` (no temporary std::string).
+  template <class Fill>
+  static Value string(size_t n, Fill&& fill) { return Value(StrObj::make(n, std::forward<Fill>(fill))); }
+  static Value markup(std::string_view s) {
+    auto* o = StrObj::make(s);
     o->markup = true;
     return Value(o);
   }
@@ -169,7 +198,8 @@ class Value {
     if (t_ == Type::Object) return bigint_to_double();
     return static_cast<double>(int_like());
   }
-  const std::string& str() const { return static_cast<StrObj*>(u_.p)->s; }
+  // The bytes of a str; valid while a handle to the string lives.
+  std::string_view str() const { return static_cast<const StrObj*>(u_.p)->view(); }
   StrObj* str_obj() const { return static_cast<StrObj*>(u_.p); }
   bool is_markup() const { return t_ == Type::Str && str_obj()->markup; }
   ListObj& list_obj() const { return *static_cast<ListObj*>(u_.p); }
@@ -180,7 +210,7 @@ class Value {
   UndefinedObj* undef_info() const { return static_cast<UndefinedObj*>(u_.p); }
 
   // ---- checked access (value_access.cpp): Error(TypeError) naming the type found otherwise ----
-  const std::string& get_str() const;
+  std::string_view get_str() const;
   int64_t get_int() const;      // an int (not a bool, not beyond int64)
   double get_number() const;    // an int or a float, as double
   bool get_bool() const;
@@ -227,7 +257,7 @@ struct DictObj final : Obj {
     if (hint < entries.size()) {
       const Value& k = entries[hint].first;
       if (k.is_str()) {
-        const std::string& ks = k.str();
+        std::string_view ks = k.str();
         if (ks.size() == key.size() && std::memcmp(ks.data(), key.data(), key.size()) == 0)
           return &entries[hint].second;
       }

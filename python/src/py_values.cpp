@@ -19,7 +19,7 @@ struct PathError {
   std::string message;
 };
 
-bool is_identifier(const std::string& s) {
+bool is_identifier(std::string_view s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (unsigned char c : s)
     if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
@@ -27,7 +27,7 @@ bool is_identifier(const std::string& s) {
 }
 
 std::string key_step(const Value& key) {
-  if (key.is_str() && is_identifier(key.str())) return "." + key.str();
+  if (key.is_str() && is_identifier(key.str())) return "." + std::string(key.str());
   return "[" + py_repr(key) + "]";
 }
 
@@ -167,7 +167,7 @@ std::string utf8(PyObject* str) {
   return s;
 }
 
-PyObject* to_str(const std::string& s) {
+PyObject* to_str(std::string_view s) {
   return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
 }
 
@@ -193,7 +193,7 @@ class PyKeys {
   }
   PyObject* get(const Value& key) {  // a new reference
     if (!key.is_str() || key.str().size() > 32) return to_python_value(key);
-    const std::string& s = key.str();
+    std::string_view s = key.str();
     for (auto& [k, o] : keys_)
       if (k == s) {
         Py_INCREF(o);

@@ -25,6 +25,6 @@ std::string utf8(PyObject* str);
 // A Python str (or subclass: its characters) as a string Value, as utf8() encodes it.
 Value str_value(PyObject* str);
 // A UTF-8 (or WTF-8) string as a Python str.
-PyObject* to_str(const std::string& s);
+PyObject* to_str(std::string_view s);
 
 }  // namespace toolchat::py

@@ -316,7 +316,7 @@ Capabilities detect_capabilities(std::string_view source, const Value& special_t
 namespace {
 
 void check_text(std::vector<DropWarning>& out, std::string_view rendered, int64_t index,
-                const std::string& field, const std::string& text) {
+                const std::string& field, std::string_view text) {
   std::string s = pystr::strip(text);
   if (s.empty() || rendered.find(s) != std::string_view::npos) return;
   // Shown as a JSON string (templates that apply tojson to text): the escaped form counts.

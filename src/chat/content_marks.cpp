@@ -50,7 +50,7 @@ void replace_value(Value& d, std::string_view key, Value v) {
 
 Value mark_text(const Value& v, MarkedMessages& out, bool escape_probe) {
   if (!v.is_str() || v.str().empty()) return v;
-  out.texts.push_back(v.str());
+  out.texts.emplace_back(v.str());
   return Value::string(marker(out.texts.size() - 1, escape_probe));
 }
 

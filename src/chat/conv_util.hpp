@@ -18,7 +18,7 @@ inline const Value* get(const Value& d, std::string_view key) {
 
 inline std::string get_str(const Value& d, std::string_view key) {
   const Value* v = get(d, key);
-  return v && v->is_str() ? v->str() : std::string();
+  return v && v->is_str() ? std::string(v->str()) : std::string();
 }
 
 // A shallow copy of a dict (new entries vector sharing the values).
@@ -43,7 +43,7 @@ inline void erase(Value& d, std::string_view key) {
 // The text of a message content: a string, or the "text" of every text part joined by "\n".
 inline std::string content_text(const Value* content) {
   if (!content) return {};
-  if (content->is_str()) return content->str();
+  if (content->is_str()) return std::string(content->str());
   std::string out;
   if (content->is_list()) {
     for (const auto& part : content->items()) {

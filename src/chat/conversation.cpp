@@ -23,13 +23,13 @@ const DictObj& as_object(const Value& v, const std::string& path) {
 std::vector<std::string> keys_of(const DictObj& d) {
   std::vector<std::string> k;
   for (const auto& e : d.entries)
-    if (e.first.is_str()) k.push_back(e.first.str());
+    if (e.first.is_str()) k.emplace_back(e.first.str());
   return k;
 }
 
 std::string str_field(const Value& v, const std::string& path) {
   if (!v.is_str()) bad(path, "expected string");
-  return v.str();
+  return std::string(v.str());
 }
 
 // Known fields first, extras after; then reordered by `order` when the source gave one.
@@ -50,7 +50,7 @@ Value ordered(Fields fields, const Value& extra, const std::vector<std::string>&
   return out;
 }
 
-void put_extra(Value& extra, const std::string& k, const Value& v) { extra.dict_obj().set(Value::string(k), v); }
+void put_extra(Value& extra, std::string_view k, const Value& v) { extra.dict_obj().set(Value::string(k), v); }
 
 // An optional string field: a string, or null kept as is among the extras.
 void opt_str(std::optional<std::string>& dst, Value& extra, const std::string& key, const Value& v,
@@ -88,7 +88,7 @@ ToolCall call_from_json(const Value& json, const std::string& path) {
   bool have_function = false;
   for (const auto& [k, v] : d.entries) {
     if (!k.is_str()) continue;
-    const std::string& key = k.str();
+    const std::string key(k.str());  // short: kept inline by std::string
     if (key == "id") opt_str(c.id, c.extra, key, v, path);
     else if (key == "type") opt_str(c.type, c.extra, key, v, path);
     else if (key == "function") {
@@ -150,11 +150,11 @@ Message message_from_json(const Value& json, const std::string& path) {
   m.role = str_field(*role, path + ".role");
   for (const auto& [k, v] : d.entries) {
     if (!k.is_str()) continue;
-    const std::string& key = k.str();
+    const std::string key(k.str());  // short: kept inline by std::string
     if (key == "role") continue;
     if (key == "content") {
       if (v.is_none()) m.content = Content(std::monostate{});
-      else if (v.is_str()) m.content = Content(v.str());
+      else if (v.is_str()) m.content = Content(std::string(v.str()));
       else if (v.is_list()) {
         std::vector<ContentPart> parts;
         for (size_t i = 0; i < v.items().size(); ++i)
@@ -267,7 +267,7 @@ Conversation from_openai_json(const Value& json) {
     if (!messages) bad("messages", "missing");
     for (const auto& [k, v] : d.entries) {
       if (!k.is_str()) continue;
-      const std::string& key = k.str();
+      const std::string key(k.str());  // short: kept inline by std::string
       if (key == "messages") continue;
       if (key == "tools") {
         if (v.is_none()) continue;

@@ -434,7 +434,7 @@ std::vector<GgufKV> gguf_kvs_for(const TemplateSet& set, const std::vector<std::
     size_t id = tokens.size();
     for (size_t i = 0; i < tokens.size(); ++i)
       if (tokens[i] == v->str()) id = i;
-    if (id == tokens.size()) tokens.push_back(v->str());
+    if (id == tokens.size()) tokens.emplace_back(v->str());
     ids.push_back({k.gguf_key, GgufValue::u32(static_cast<uint32_t>(id))});
   }
   kvs.push_back({"tokenizer.ggml.model", GgufValue::str("gpt2")});

@@ -10,7 +10,7 @@ ChatCall call_of(const Value& context) {
   Value cont = Value::boolean(false);
   for (const auto& [k, v] : context.dict_obj().entries) {
     if (k.is_str()) {
-      const std::string& name = k.str();
+      std::string_view name = k.str();
       if (name == "messages") { c.messages = v; continue; }
       if (name == "tools") { c.tools = v; continue; }
       if (name == "documents") { c.documents = v; continue; }
@@ -56,7 +56,7 @@ PreparedCase prepare_case(const Value& context, const Value& special_tokens) {
 namespace {
 // The string continue_final_message keeps: the final message's text (a string, or the last
 // text block of a list).
-const std::string& final_text(const Value& messages) {
+std::string_view final_text(const Value& messages) {
   if (!messages.is_list()) throw Error(ErrorKind::TypeError, "messages must be a list");
   if (messages.items().empty()) throw Error(ErrorKind::IndexError, "list index out of range");
   const Value& last = messages.items().back();

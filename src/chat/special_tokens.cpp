@@ -38,8 +38,8 @@ void add_markers(std::set<std::string>& out, std::string_view src) {
 }
 
 // Calls f(message_index, field, text, setter) for every content string of the context.
-using Visit = std::function<void(int64_t, const std::string&, const std::string&)>;
-using Rewrite = std::function<std::string(const std::string&)>;
+using Visit = std::function<void(int64_t, const std::string&, std::string_view)>;
+using Rewrite = std::function<std::string(std::string_view)>;
 
 Value map_message(const Value& m, int64_t idx, const Visit& visit, const Rewrite& rw) {
   Value out = conv::copy_dict(m);
@@ -118,7 +118,7 @@ Value map_context(const Value& context, const Visit& visit, const Rewrite& rw) {
 }
 
 // Occurrences of tokens in s: (position, token), leftmost, longest first (tokens are sorted so).
-std::vector<std::pair<size_t, const std::string*>> occurrences(const std::string& s, const std::vector<std::string>& tokens) {
+std::vector<std::pair<size_t, const std::string*>> occurrences(std::string_view s, const std::vector<std::string>& tokens) {
   std::vector<std::pair<size_t, const std::string*>> out;
   size_t i = 0;
   while (i < s.size()) {
@@ -141,11 +141,11 @@ std::vector<std::string> special_token_strings(const Value& special_tokens, std:
   std::set<std::string> set;
   if (special_tokens.is_dict()) {
     for (const auto& [k, v] : special_tokens.dict_obj().entries) {
-      if (v.is_str()) set.insert(v.str());
+      if (v.is_str()) set.emplace(v.str());
       if (v.is_list())
         for (const auto& t : v.items())
-          if (t.is_str()) set.insert(t.str());
-          else if (const Value* c = conv::get(t, "content"); c && c->is_str()) set.insert(c->str());
+          if (t.is_str()) set.emplace(t.str());
+          else if (const Value* c = conv::get(t, "content"); c && c->is_str()) set.emplace(c->str());
     }
   }
   add_markers(set, template_source);
@@ -159,7 +159,7 @@ std::vector<std::string> special_token_strings(const Value& special_tokens, std:
 std::vector<TokenHit> find_content_tokens(const jinja::Template& t, const Value& context, const Value& special_tokens,
                                           const std::vector<std::string>& tokens, const jinja::RenderOptions& opts) {
   std::vector<TokenHit> hits;
-  map_context(context, [&](int64_t idx, const std::string& field, const std::string& text) {
+  map_context(context, [&](int64_t idx, const std::string& field, std::string_view text) {
     for (const auto& [pos, tok] : occurrences(text, tokens)) {
       TokenHit h;
       h.message_index = idx;
@@ -170,7 +170,7 @@ std::vector<TokenHit> find_content_tokens(const jinja::Template& t, const Value&
   }, nullptr);
   if (hits.empty()) return hits;
   size_t n = 0;
-  Value ph_ctx = map_context(context, nullptr, [&](const std::string& s) {
+  Value ph_ctx = map_context(context, nullptr, [&](std::string_view s) {
     std::string out;
     size_t last = 0;
     for (const auto& [pos, tok] : occurrences(s, tokens)) {
@@ -219,7 +219,7 @@ std::vector<TokenHit> find_content_tokens(const jinja::Template& t, const Value&
 }
 
 Value neutralize_tokens(const Value& context, const std::vector<std::string>& tokens) {
-  return map_context(context, nullptr, [&](const std::string& s) {
+  return map_context(context, nullptr, [&](std::string_view s) {
     std::string out;
     size_t last = 0;
     for (const auto& [pos, tok] : occurrences(s, tokens)) {

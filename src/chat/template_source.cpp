@@ -31,16 +31,16 @@ std::string read_file(const fs::path& p) {
 // of {"name", "template"} objects.
 void add_templates(TemplateSet& set, const Value& tpl) {
   if (tpl.is_str()) {
-    set.put("default", tpl.str(), false);
+    set.put("default", std::string(tpl.str()), false);
   } else if (tpl.is_dict()) {
     for (const auto& [k, v] : tpl.dict_obj().entries)
-      if (k.is_str() && v.is_str()) set.put(k.str(), v.str(), true);
+      if (k.is_str() && v.is_str()) set.put(std::string(k.str()), std::string(v.str()), true);
   } else if (tpl.is_list()) {
     for (const auto& item : tpl.items()) {
       if (!item.is_dict()) continue;
       const Value* n = item.dict_obj().find("name");
       const Value* t = item.dict_obj().find("template");
-      if (n && t && n->is_str() && t->is_str()) set.put(n->str(), t->str(), true);
+      if (n && t && n->is_str() && t->is_str()) set.put(std::string(n->str()), std::string(t->str()), true);
     }
   }
 }

@@ -120,7 +120,7 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
       } else if (const Value* tp = c.dict_obj().find("template_path"); tp && tp->is_str()) {
         std::optional<std::string> name;
         if (const Value* n = c.dict_obj().find("name"); n && n->is_str()) name = n->str();
-        chat::TemplateSet set = chat::load_templates(tp->str());
+        chat::TemplateSet set = chat::load_templates(std::string(tp->str()));
         src = chat::select_template(set, name, has_tools(*ctx));
         special = set.special_tokens;
       } else {

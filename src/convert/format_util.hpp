@@ -22,12 +22,12 @@ const Value& object(const Value& v, const std::string& path);
 // The value as a list, else "PATH: expected list".
 const Value& list(const Value& v, const std::string& path);
 // A string field, else "PATH: expected string".
-const std::string& string(const Value& v, const std::string& path);
+std::string_view string(const Value& v, const std::string& path);
 
 // row[key] as a list, else "KEY: missing" / "KEY: expected list".
 const Value& required_list(const Value& row, const char* key);
 // m[key] as a string, else "PATH: missing KEY" / "PATH.KEY: expected string".
-const std::string& required_string(const Value& m, const char* key, const std::string& path);
+std::string_view required_string(const Value& m, const char* key, const std::string& path);
 
 // A dict with the entries in the given order.
 Value make_dict(std::initializer_list<std::pair<const char*, Value>> entries);

@@ -27,7 +27,7 @@ const Value& list(const Value& v, const std::string& path) {
   return v;
 }
 
-const std::string& string(const Value& v, const std::string& path) {
+std::string_view string(const Value& v, const std::string& path) {
   if (!v.is_str()) bad(path, std::string("expected string, got ") + type_name(v));
   return v.str();
 }
@@ -38,7 +38,7 @@ const Value& required_list(const Value& row, const char* key) {
   return list(*v, key);
 }
 
-const std::string& required_string(const Value& m, const char* key, const std::string& path) {
+std::string_view required_string(const Value& m, const char* key, const std::string& path) {
   const Value* v = field(m, key);
   if (!v) bad(path, std::string("missing ") + key);
   return string(*v, path + "." + key);
@@ -107,7 +107,7 @@ Value tool_call(const std::string& name, Value arguments, const Value* id) {
 }
 
 std::string result_text(const Value& v) {
-  if (v.is_str()) return v.str();
+  if (v.is_str()) return std::string(v.str());
   json::DumpOptions o;
   o.ensure_ascii = false;
   return json::dumps(v, o);
@@ -277,7 +277,7 @@ Value sharegpt_calls(const Value& value, const std::string& path, std::vector<st
     if (!name) bad(cp, "missing name");
     const Value* args = field(c, "arguments");
     if (!args) bad(cp, "missing arguments");
-    names.push_back(string(*name, cp + ".name"));
+    names.emplace_back(string(*name, cp + ".name"));
     calls.push_back(tool_call(names.back(), call_arguments(*args, cp + ".arguments")));
   }
   return Value::list(std::move(calls));
@@ -308,7 +308,7 @@ Sample read_sharegpt(const Value& row) {
     if (!tag) bad(path, "missing from");
     const Value* value = field(m, val_key);
     if (!value) bad(path, "missing value");
-    const std::string& t = string(*tag, path + "." + tag_key);
+    const std::string t(string(*tag, path + "." + tag_key));
     const char* role = sharegpt_role(t);
     if (!role) bad(path + "." + tag_key, "unknown role '" + t + "' (expected human, gpt, system, function_call or observation)");
     std::string vpath = path + "." + val_key;

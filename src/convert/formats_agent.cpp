@@ -56,12 +56,12 @@ Sample read_chatglm3(const Value& row) {
   for (size_t i = 0; i < conv->items().size(); ++i) {
     std::string path = "conversations[" + std::to_string(i) + "]";
     const Value& m = object(conv->items()[i], path);
-    const std::string& role = required_string(m, "role", path);
+    const std::string role(required_string(m, "role", path));
     std::optional<bool> loss = loss_flag(m, path);
     if (role == "tool") {
       const Value* name = field(m, "name");
       if (!name) bad(path, "missing name");
-      const std::string& n = string(*name, path + ".name");
+      const std::string n(string(*name, path + ".name"));
       const Value* params = field(m, "parameters");
       Value args = params ? call_arguments(*params, path + ".parameters") : Value::dict();
       push_calls(msgs, s.loss, Value::list({tool_call(n, args)}), loss, false);
@@ -131,7 +131,7 @@ Sample read_qwen_agent(const Value& row) {
   for (size_t i = 0; i < messages->items().size(); ++i) {
     std::string path = "messages[" + std::to_string(i) + "]";
     const Value& m = object(messages->items()[i], path);
-    const std::string& role = required_string(m, "role", path);
+    const std::string role(required_string(m, "role", path));
     if (role != "system" && role != "user" && role != "assistant" && role != "function")
       bad(path + ".role", "unknown role '" + role + "' (expected system, user, assistant or function)");
     std::optional<bool> loss = loss_flag(m, path);
@@ -154,7 +154,7 @@ Sample read_qwen_agent(const Value& row) {
       if (!name) bad(fp, "missing name");
       const Value* args = field(*fc, "arguments");
       if (!args) bad(fp, "missing arguments");
-      Value call = tool_call(string(*name, fp + ".name"), call_arguments(*args, fp + ".arguments"), qwen_call_id(m));
+      Value call = tool_call(std::string(string(*name, fp + ".name")), call_arguments(*args, fp + ".arguments"), qwen_call_id(m));
       bool has_text = text.is_list() || !text.str().empty();
       const Value* reasoning = field(m, "reasoning_content");
       bool has_reasoning = reasoning && !reasoning->is_none();

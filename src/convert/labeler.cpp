@@ -345,7 +345,7 @@ struct Labeler::Impl {
     cv.loss.resize(n);
     for (const auto& m : cv.messages.items()) {
       const Value* r = field(m, "role");
-      cv.roles.push_back(r && r->is_str() ? r->str() : "?");
+      cv.roles.push_back(r && r->is_str() ? std::string(r->str()) : "?");
     }
     return cv;
   }

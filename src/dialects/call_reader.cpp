@@ -244,7 +244,7 @@ bool CallReader::finish_element(ParserBase& p, Sink& sink) {
       std::optional<Value> v = json_value(args_);
       if (v && v->is_str()) {
         JsonStream inner;
-        const std::string& s = v->str();
+        std::string_view s = v->str();
         size_t used = inner.feed(s);
         if (inner.stop() == Stop::ValueStart && inner.kind() == '{') used += inner.feed(std::string_view(s).substr(used));
         bool only_ws = true;

@@ -133,7 +133,7 @@ std::string ts_type(const Value& schema) {
     if (!out.empty()) return out;
   }
   const Value* t = d.find("type");
-  std::string type = t && t->is_str() ? t->str() : "";
+  std::string type = t && t->is_str() ? std::string(t->str()) : "";
   if (type == "string") return "string";
   if (type == "number" || type == "integer") return "number";
   if (type == "boolean") return "boolean";
@@ -163,8 +163,8 @@ std::string prompt(const Value& tools) {
         if (req && req->is_list())
           for (const Value& r : req->items()) required = required || (r.is_str() && r.str() == k.str());
         if (v.is_dict())
-          if (const Value* d = v.dict_obj().find("description"); d && d->is_str()) out += "// " + d->str() + "\n";
-        out += k.str() + (required ? ": " : "?: ") + ts_type(v) + ",\n";
+          if (const Value* d = v.dict_obj().find("description"); d && d->is_str()) out += "// " + std::string(d->str()) + "\n";
+        out += std::string(k.str()) + (required ? ": " : "?: ") + ts_type(v) + ",\n";
       }
     }
     out += "}) => any;\n\n";

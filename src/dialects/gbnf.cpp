@@ -137,7 +137,7 @@ std::optional<std::string> Builder::alternatives(const Value& schema, const std:
   std::string body;
   for (const Value& t : type->items()) {  // a type list: one alternative per type, the rest shared
     Value one = DictBuilder(schema).add("type", t).build();
-    body += (body.empty() ? "" : " | ") + (this->*of)(one, hint + "-" + (t.is_str() ? t.str() : "t"));
+    body += (body.empty() ? "" : " | ") + (this->*of)(one, hint + "-" + (t.is_str() ? std::string(t.str()) : "t"));
   }
   return body.empty() ? std::string() : rule(hint, body);
 }
@@ -152,7 +152,7 @@ std::string Builder::value(const Value& schema, const std::string& hint) {
   }
   if (auto alts = alternatives(schema, hint, &Builder::value)) return alts->empty() ? primitive("json") : *alts;
   const Value* type = get(schema, "type");
-  std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
+  std::string t = type && type->is_str() ? std::string(type->str()) : (get(schema, "properties") ? "object" : "");
   if (t == "string") {
     auto min = size_keyword(schema, "minLength"), max = size_keyword(schema, "maxLength");
     if (!min && !max) return primitive(t);
@@ -197,7 +197,7 @@ std::vector<std::string> required_of(const Value& schema) {
   std::vector<std::string> out;
   if (const Value* req = get(schema, "required"); req && req->is_list())
     for (const Value& r : req->items())
-      if (r.is_str()) out.push_back(r.str());
+      if (r.is_str()) out.emplace_back(r.str());
   return out;
 }
 
@@ -243,8 +243,8 @@ std::string Builder::object(const Value& schema, const std::string& hint) {
   std::vector<std::string> req_kv, opt_kv;
   for (const auto& [k, v] : props->dict_obj().entries) {
     if (!k.is_str()) continue;
-    std::string kv = literal(compact_json(k)) + " " + ws + " \":\" " + ws + " " + value(v, hint + "-" + k.str());
-    (contains(required_names, k.str()) ? req_kv : opt_kv).push_back(rule(hint + "-" + k.str() + "-kv", kv));
+    std::string kv = literal(compact_json(k)) + " " + ws + " \":\" " + ws + " " + value(v, hint + "-" + std::string(k.str()));
+    (contains(required_names, std::string(k.str())) ? req_kv : opt_kv).push_back(rule(hint + "-" + std::string(k.str()) + "-kv", kv));
   }
   std::string sep = " " + ws + " \",\" " + ws + " ";
   return rule(hint, "\"{\" " + ws + " " + ordered(req_kv, opt_kv, sep, hint) + " " + ws + " \"}\"");
@@ -258,7 +258,7 @@ std::string Builder::per_tool_params(const Value& tools, const std::string& hint
       const Value* name = fn ? get(*fn, "name") : nullptr;
       if (!name || !name->is_str()) continue;
       const Value* params = get(*fn, "parameters");
-      alts += (alts.empty() ? "" : " | ") + rule(name->str() + "-" + hint, body(name->str(), params ? *params : Value()));
+      alts += (alts.empty() ? "" : " | ") + rule(std::string(name->str()) + "-" + hint, body(std::string(name->str()), params ? *params : Value()));
     }
   if (alts.empty()) return rule("no-call", "\"{\" \"}\"");  // no tools: nothing valid but an empty object
   return rule(hint, alts);
@@ -315,8 +315,8 @@ std::string Builder::keyed(const Value& params, const std::string& hint, const A
   std::vector<std::string> req, opt;
   for (const auto& [k, v] : props->dict_obj().entries) {
     if (!k.is_str()) continue;
-    std::string val = value_of(v, hint + "-" + k.str());
-    (contains(required_names, k.str()) ? req : opt).push_back(rule(hint + "-" + k.str() + "-arg", element(literal(k.str()), val)));
+    std::string val = value_of(v, hint + "-" + std::string(k.str()));
+    (contains(required_names, std::string(k.str())) ? req : opt).push_back(rule(hint + "-" + std::string(k.str()) + "-arg", element(literal(std::string(k.str())), val)));
   }
   return ordered(req, opt, sep, hint);
 }
@@ -413,7 +413,7 @@ std::string Builder::py_value(const Value& schema, const std::string& hint) {
   };
   if (!schema.is_dict()) return any();
   auto literal_of = [&](const Value& x) {
-    if (x.is_str()) return literal("'" + x.str() + "'") + " | " + literal(compact_json(x));
+    if (x.is_str()) return literal("'" + std::string(x.str()) + "'") + " | " + literal(compact_json(x));
     if (x.is_bool()) return literal(x.as_bool() ? "True" : "False");
     if (x.is_none()) return literal("None");
     return literal(compact_json(x));
@@ -426,7 +426,7 @@ std::string Builder::py_value(const Value& schema, const std::string& hint) {
   }
   if (auto alts = alternatives(schema, hint, &Builder::py_value)) return alts->empty() ? any() : *alts;
   const Value* type = get(schema, "type");
-  std::string t = type && type->is_str() ? type->str() : (get(schema, "properties") ? "object" : "");
+  std::string t = type && type->is_str() ? std::string(type->str()) : (get(schema, "properties") ? "object" : "");
   if (t == "string") {
     auto lo = size_keyword(schema, "minLength"), hi = size_keyword(schema, "maxLength");
     if (!lo && !hi) return str;
@@ -448,9 +448,9 @@ std::string Builder::py_value(const Value& schema, const std::string& hint) {
     std::vector<std::string> req_kv, opt_kv;
     for (const auto& [k, v] : props->dict_obj().entries) {
       if (!k.is_str()) continue;
-      std::string key = "( " + literal("'" + k.str() + "'") + " | " + literal(compact_json(k)) + " )";
-      std::string kv = key + " " + ws + " \":\" " + ws + " " + py_value(v, hint + "-" + k.str());
-      (contains(required_names, k.str()) ? req_kv : opt_kv).push_back(rule(hint + "-" + k.str() + "-kv", kv));
+      std::string key = "( " + literal("'" + std::string(k.str()) + "'") + " | " + literal(compact_json(k)) + " )";
+      std::string kv = key + " " + ws + " \":\" " + ws + " " + py_value(v, hint + "-" + std::string(k.str()));
+      (contains(required_names, std::string(k.str())) ? req_kv : opt_kv).push_back(rule(hint + "-" + std::string(k.str()) + "-kv", kv));
     }
     std::string sep = " " + ws + " \",\" " + ws + " ";
     return rule(hint, "\"{\" " + ws + " " + ordered(req_kv, opt_kv, sep, hint) + " " + ws + " \"}\"");

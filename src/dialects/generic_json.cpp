@@ -152,7 +152,7 @@ class GenericParser final : public scan::ThinkParser {
     }
     if (const Value* r = d.find("response")) {
       if (r->is_str()) {
-        sink.on(ContentDelta{r->str()});
+        sink.on(ContentDelta{std::string(r->str())});
       } else {
         json::DumpOptions o;
         o.ensure_ascii = false;

@@ -76,7 +76,7 @@ std::string prompt(const Value& tools) {
     const Value& fn = f && f->is_dict() ? *f : t;
     const Value* name = fn.is_dict() ? fn.dict_obj().find("name") : nullptr;
     if (!name || !name->is_str()) continue;
-    out += "\n## " + name->str() + "\n\n" + python_json(fn, "    ") + "\n在调用上述函数时，请使用 Json 格式表示调用的参数。";
+    out += "\n## " + std::string(name->str()) + "\n\n" + python_json(fn, "    ") + "\n在调用上述函数时，请使用 Json 格式表示调用的参数。";
   }
   return out;
 }

@@ -193,7 +193,7 @@ std::string ts_type(const Value& s, int depth) {
     return out;
   }
   const Value* t = d.find("type");
-  std::string type = t && t->is_str() ? t->str() : "";
+  std::string type = t && t->is_str() ? std::string(t->str()) : "";
   if (type == "string") return "string";
   if (type == "integer" || type == "number") return "number";
   if (type == "boolean") return "boolean";
@@ -207,7 +207,7 @@ std::string ts_type(const Value& s, int depth) {
     if (!props || !props->is_dict() || props->dict_obj().size() == 0) return "object";
     std::string out = "{\n";
     for (const auto& [k, v] : props->dict_obj().entries)
-      out += (k.is_str() ? k.str() : std::string("?")) + ": " + ts_type(v, depth + 1) + ",\n";
+      out += (k.is_str() ? std::string(k.str()) : std::string("?")) + ": " + ts_type(v, depth + 1) + ",\n";
     return out + "}";
   }
   return "any";
@@ -226,12 +226,12 @@ std::string prompt(const Value& tools) {
     std::vector<std::string> required;
     if (const Value* r = params->dict_obj().find("required"); r && r->is_list())
       for (const Value& x : r->items())
-        if (x.is_str()) required.push_back(x.str());
+        if (x.is_str()) required.emplace_back(x.str());
     out += "type " + t.name + " = (_: {\n";
     for (const auto& [k, v] : props->dict_obj().entries) {
-      std::string key = k.is_str() ? k.str() : "?";
+      std::string key = k.is_str() ? std::string(k.str()) : "?";
       if (v.is_dict())
-        if (const Value* pd = v.dict_obj().find("description"); pd && pd->is_str()) out += "// " + pd->str() + "\n";
+        if (const Value* pd = v.dict_obj().find("description"); pd && pd->is_str()) out += "// " + std::string(pd->str()) + "\n";
       bool req = std::find(required.begin(), required.end(), key) != required.end();
       out += key + (req ? ": " : "?: ") + ts_type(v, 0) + ",\n";
     }

@@ -57,7 +57,7 @@ bool find_path(const Value& v, const Pred& pred, std::vector<std::string>& path)
   if (!v.is_dict()) return false;
   for (const auto& [k, x] : v.dict_obj().entries) {
     if (!k.is_str()) continue;
-    path.push_back(k.str());
+    path.emplace_back(k.str());
     if (pred(x) || find_path(x, pred, path)) return true;
     path.pop_back();
   }
@@ -190,7 +190,7 @@ std::string strip_turn_end(std::string m, const Value& special_tokens) {
   std::vector<std::string> ends(std::begin(kTurnEnds), std::end(kTurnEnds));
   if (const Value* eos = special_tokens.is_dict() ? special_tokens.dict_obj().find("eos_token") : nullptr;
       eos && eos->is_str() && !eos->str().empty())
-    ends.push_back(eos->str());
+    ends.emplace_back(eos->str());
   for (bool again = true; again;) {
     again = false;
     for (const std::string& e : ends)

@@ -352,7 +352,7 @@ class InferredParser final : public scan::ThinkParser {
     if (!name || !name->is_str() || name->str().empty()) return false;
     const Value* args = at_path(v, s_->args_path);
     const Value* id = s_->id_path.empty() ? nullptr : at_path(v, s_->id_path);
-    emit_call(sink, id && id->is_str() ? id->str() : std::string(), name->str(), args ? *args : Value::dict());
+    emit_call(sink, id && id->is_str() ? std::string(id->str()) : std::string(), std::string(name->str()), args ? *args : Value::dict());
     return true;
   }
 

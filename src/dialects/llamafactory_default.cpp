@@ -32,7 +32,7 @@ std::string prompt(const Value& tools) {
         if (!k.is_str()) continue;
         auto str = [&](const char* key) {
           const Value* v = p.is_dict() ? p.dict_obj().find(key) : nullptr;
-          return v && v->is_str() ? v->str() : std::string();
+          return v && v->is_str() ? std::string(v->str()) : std::string();
         };
         bool required = false;
         if (req && req->is_list())
@@ -43,16 +43,16 @@ std::string prompt(const Value& tools) {
           extra += ", should be one of [";
           for (size_t i = 0; i < en->items().size(); ++i) {
             const Value& e = en->items()[i];
-            extra += (i ? ", " : "") + (e.is_str() ? e.str() : python_json(e));
+            extra += (i ? ", " : "") + (e.is_str() ? std::string(e.str()) : python_json(e));
           }
           extra += "]";
         }
         const Value* items = p.is_dict() ? p.dict_obj().find("items") : nullptr;
         if (items && items->is_dict() && items->dict_obj().size() > 0) {
           const Value* ty = items->dict_obj().find("type");
-          extra += ", where each item should be " + (ty && ty->is_str() ? ty->str() : std::string());
+          extra += ", where each item should be " + (ty && ty->is_str() ? std::string(ty->str()) : std::string());
         }
-        params += "  - " + k.str() + " (" + str("type") + (required ? ", required" : "") + "): " + str("description") +
+        params += "  - " + std::string(k.str()) + " (" + str("type") + (required ? ", required" : "") + "): " + str("description") +
                   extra + "\n";
       }
     text += "> Tool Name: " + t.name + "\nTool Description: " + t.description + "\nTool Args:\n" + params + "\n";

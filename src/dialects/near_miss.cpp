@@ -258,7 +258,7 @@ class Recovering final : public StreamParser, private Sink {
       } else if (args && !args->is_none()) {
         return false;
       }
-      out.push_back({name->str(), std::move(a)});
+      out.push_back({std::string(name->str()), std::move(a)});
       return true;
     };
     if (v->is_list()) {

@@ -22,7 +22,7 @@ int hexval(char c) {
 
 // A dict key as json.dumps writes non-string keys.
 std::optional<std::string> key_text(const Value& k) {
-  if (k.is_str()) return k.str();
+  if (k.is_str()) return std::string(k.str());
   if (k.is_bool()) return std::string(k.as_bool() ? "true" : "false");
   if (k.is_none()) return std::string("null");
   if (k.is_number()) return json::dumps(k);

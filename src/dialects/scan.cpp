@@ -490,7 +490,7 @@ bool ParserBase::emit_call_value(Sink& sink, const Value& v, std::initializer_li
   std::string idv;
   if (keep_id)
     if (const Value* id = v.dict_obj().find("id"); id && id->is_str()) idv = id->str();
-  emit_call(sink, idv, fields->find("name")->str(), args);
+  emit_call(sink, idv, std::string(fields->find("name")->str()), args);
   return true;
 }
 

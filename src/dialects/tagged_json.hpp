@@ -102,7 +102,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
     if (!args) args = v->dict_obj().find("parameters");
     if (args && !args->is_dict()) return false;
     stop_recording();
-    emit_call(sink, "", name->str(), args ? *args : Value::dict());
+    emit_call(sink, "", std::string(name->str()), args ? *args : Value::dict());
     return true;
   }
 

@@ -30,7 +30,7 @@ bool shows_text(const std::string& text, const std::string& s) {
 }
 
 bool shows_value(const std::string& text, const Value& v) {
-  if (v.is_str()) return shows_text(text, v.str());
+  if (v.is_str()) return shows_text(text, std::string(v.str()));
   if (v.is_dict()) {
     for (const auto& [k, x] : v.dict_obj().entries)
       if (!shows_value(text, x)) return false;
@@ -223,12 +223,12 @@ std::optional<AssistantPart> TemplateProbe::best_render(const std::vector<Value>
     for (const Value& c : calls) {
       const Value& f = function_of(c);
       const Value& args = *f.dict_obj().find("arguments");
-      if (!shows_text(p.text, f.dict_obj().find("name")->str()) || !shows_value(p.text, args)) p.shows_calls = false;
+      if (!shows_text(p.text, std::string(f.dict_obj().find("name")->str())) || !shows_value(p.text, args)) p.shows_calls = false;
       if (p.shows_calls) ++p.calls_shown;
       if (args.is_dict())
         for (const auto& [k, v] : args.dict_obj().entries) {
-          repr = repr || p.text.find("'" + k.str() + "'") != std::string::npos;
-          encoded = encoded || p.text.find("\\\"" + k.str()) != std::string::npos;
+          repr = repr || p.text.find("'" + std::string(k.str()) + "'") != std::string::npos;
+          encoded = encoded || p.text.find("\\\"" + std::string(k.str())) != std::string::npos;
         }
     }
     int score = !p.shows_calls ? 0 : repr ? 1 : encoded ? 2 : 3;

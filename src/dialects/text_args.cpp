@@ -43,7 +43,7 @@ const Value* tool_parameters(const Value& tools, std::string_view name) {
 std::string free_text_key(const Value& tools, std::string_view tool_name) {
   if (const Value* params = tool_parameters(tools, tool_name))
     if (const Value* props = field(*params, "properties"); props && props->is_dict() && props->dict_obj().size() > 0)
-      if (props->dict_obj().entries[0].first.is_str()) return props->dict_obj().entries[0].first.str();
+      if (props->dict_obj().entries[0].first.is_str()) return std::string(props->dict_obj().entries[0].first.str());
   return "input";
 }
 

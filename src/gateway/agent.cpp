@@ -14,7 +14,7 @@ const auto put = chat::conv::set;
 }  // namespace
 
 std::string detail::result_text(const Value& v) {
-  return v.is_str() ? v.str() : chat::conv::dumps_compact_unicode(v);
+  return v.is_str() ? std::string(v.str()) : chat::conv::dumps_compact_unicode(v);
 }
 
 Value Tool::openai_json() const {
@@ -93,7 +93,7 @@ Result run(Client& client, Value messages, const std::vector<Tool>& tools, int m
     }
     for (const Value& call : calls->items()) {
       const Value& fn = *get(call, "function");
-      std::string name = get(fn, "name")->str();
+      std::string name(get(fn, "name")->str());
       std::string result;
       const Tool* t = nullptr;
       for (const Tool& x : tools)

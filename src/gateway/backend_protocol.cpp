@@ -103,7 +103,7 @@ Value utf8_bytes(const std::string& s) {
 // One token in OpenAI's chat shape: {token, logprob, bytes[, top_logprobs]}.
 Value token_logprob(const Value& token, const Value& logprob, const Value* bytes) {
   Value e = Value::dict();
-  std::string t = token.is_str() ? token.str() : "";
+  std::string t = token.is_str() ? std::string(token.str()) : "";
   put(e, "token", Value::string(t));
   put(e, "logprob", logprob.is_number() ? Value::floating(logprob.to_double()) : Value::floating(-9999.0));
   put(e, "bytes", bytes && bytes->is_list() ? *bytes : utf8_bytes(t));
@@ -248,7 +248,7 @@ Record Protocol::read(std::string_view text) const {
   }
   if (!v.is_dict()) invalid(kind, "expected a JSON object");
   if (const Value* err = at(v, "error")) {
-    std::string msg = err->is_str() ? err->str() : json::dumps(*err);
+    std::string msg = err->is_str() ? std::string(err->str()) : json::dumps(*err);
     if ((kind == BackendKind::LlamaCpp || kind == BackendKind::OpenAI) && after_generation(*err)) {
       Record r;
       r.done = true;

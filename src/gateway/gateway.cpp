@@ -86,7 +86,7 @@ std::string stricter_instruction(const ChatRequest& req) {
   std::string names;
   for (const Value& t : req.tools.items())
     if (const Value* fn = get(t, "function"))
-      if (const Value* n = get(*fn, "name"); n && n->is_str()) names += (names.empty() ? "`" : ", `") + n->str() + "`";
+      if (const Value* n = get(*fn, "name"); n && n->is_str()) names += (names.empty() ? "`" : ", `") + std::string(n->str()) + "`";
   return "Answer now with a call to one of the tools (" + names +
          ") in the tool-call format described above, and write nothing else.";
 }

@@ -94,13 +94,13 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
   auto sub = [&](const char* k) { return path + "." + k; };
   if (const Value* t = get(s, "type")) {
     if (t->is_str()) {
-      if (strict && !dialects::schema::type_name_bit(t->str(), dialects::schema::Names::Strict)) bad(sub("type"), "'" + t->str() + "' is not a JSON Schema type");
+      if (strict && !dialects::schema::type_name_bit(t->str(), dialects::schema::Names::Strict)) bad(sub("type"), "'" + std::string(t->str()) + "' is not a JSON Schema type");
     } else if (t->is_list() && !t->items().empty()) {
       for (size_t i = 0; i < t->items().size(); ++i) {
         const Value& e = t->items()[i];
         std::string p = sub("type") + "[" + std::to_string(i) + "]";
         if (!e.is_str()) bad(p, std::string("expected a type name, got ") + kind_of(e));
-        if (strict && !dialects::schema::type_name_bit(e.str(), dialects::schema::Names::Strict)) bad(p, "'" + e.str() + "' is not a JSON Schema type");
+        if (strict && !dialects::schema::type_name_bit(e.str(), dialects::schema::Names::Strict)) bad(p, "'" + std::string(e.str()) + "' is not a JSON Schema type");
       }
     } else {
       bad(sub("type"), std::string("expected a type name or a non-empty array of them, got ") + kind_of(*t));
@@ -108,16 +108,16 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
   }
   if (const Value* p = get(s, "pattern")) {
     if (!p->is_str()) bad(sub("pattern"), std::string("expected a string, got ") + kind_of(*p));
-    if (!compile(p->str())) bad(sub("pattern"), "not a valid regular expression (ECMAScript, at most 1000 characters)");
+    if (!compile(std::string(p->str()))) bad(sub("pattern"), "not a valid regular expression (ECMAScript, at most 1000 characters)");
   }
   if (const Value* props = get(s, "properties")) {
     if (!props->is_dict()) bad(sub("properties"), std::string("expected an object, got ") + kind_of(*props));
-    for (const auto& [k, v] : props->dict_obj().entries) check(v, sub("properties") + "." + k.str(), root, depth + 1, strict);
+    for (const auto& [k, v] : props->dict_obj().entries) check(v, sub("properties") + "." + std::string(k.str()), root, depth + 1, strict);
   }
   for (const char* k : {"$defs", "definitions", "patternProperties", "dependentSchemas"}) {
     if (const Value* defs = get(s, k)) {
       if (!defs->is_dict()) bad(sub(k), std::string("expected an object, got ") + kind_of(*defs));
-      for (const auto& [name, v] : defs->dict_obj().entries) check(v, sub(k) + "." + name.str(), root, depth + 1, strict);
+      for (const auto& [name, v] : defs->dict_obj().entries) check(v, sub(k) + "." + std::string(name.str()), root, depth + 1, strict);
     }
   }
   if (const Value* req = get(s, "required")) {
@@ -148,7 +148,7 @@ void check(const Value& s, const std::string& path, const Value& root, int depth
       bad(sub(k), "expected a non-negative integer");
   if (const Value* r = get(s, "$ref")) {
     if (!r->is_str()) bad(sub("$ref"), std::string("expected a string, got ") + kind_of(*r));
-    if (!resolve(root, r->str())) bad(sub("$ref"), "'" + r->str() + "' points nowhere in this schema (references to other documents are not followed)");
+    if (!resolve(root, std::string(r->str()))) bad(sub("$ref"), "'" + std::string(r->str()) + "' points nowhere in this schema (references to other documents are not followed)");
   }
 }
 
@@ -184,7 +184,7 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
   if (!s.is_dict()) return std::nullopt;
   auto fail = [&](const std::string& what) { return std::optional<std::string>(at + ": " + what); };
   if (const Value* r = get(s, "$ref"); r && r->is_str())
-    if (const Value* target = resolve(root, r->str()))
+    if (const Value* target = resolve(root, std::string(r->str())))
       if (auto why = violation(v, *target, at, root, depth + 1)) return why;
   if (const Value* t = get(s, "type")) {
     uint8_t want = dialects::schema::type_keyword_bits(t, dialects::schema::Names::Strict);
@@ -203,7 +203,7 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
     if (const Value* m = get(s, "minLength"); m && m->is_int() && n < static_cast<size_t>(m->as_int())) return fail("shorter than minLength");
     if (const Value* m = get(s, "maxLength"); m && m->is_int() && n > static_cast<size_t>(m->as_int())) return fail("longer than maxLength");
     if (const Value* p = get(s, "pattern"); p && p->is_str() && v.str().size() <= kMaxRegexInput)
-      if (!pattern_found(p->str(), v.str())) return fail("does not match the pattern");
+      if (!pattern_found(std::string(p->str()), std::string(v.str()))) return fail("does not match the pattern");
   }
   if (is_num(v) && !v.is_bool()) {
     double d = v.to_double();
@@ -232,11 +232,11 @@ std::optional<std::string> violation(const Value& v, const Value& s, const std::
     const Value* props = get(s, "properties");
     if (const Value* req = get(s, "required"); req && req->is_list())
       for (const Value& k : req->items())
-        if (k.is_str() && !v.dict_obj().find(k.str())) return fail("missing required property '" + k.str() + "'");
+        if (k.is_str() && !v.dict_obj().find(k.str())) return fail("missing required property '" + std::string(k.str()) + "'");
     const Value* extra = get(s, "additionalProperties");
     for (const auto& [k, x] : v.dict_obj().entries) {
       const Value* ps = props && props->is_dict() ? props->dict_obj().find(k.str()) : nullptr;
-      std::string kat = at + "." + k.str();
+      std::string kat(at + "." + std::string(k.str()));
       if (ps) {
         if (auto why = violation(x, *ps, kat, root, depth + 1)) return why;
       } else if (extra) {

@@ -34,7 +34,7 @@ std::string react_calls(const Value& calls) {
     const Value* name = get(f, "name");
     const Value* args = get(f, "arguments");
     if (!out.empty()) out += "\n";
-    out += "Action: " + (name && name->is_str() ? name->str() : std::string()) + "\nAction Input: ";
+    out += "Action: " + (name && name->is_str() ? std::string(name->str()) : std::string()) + "\nAction Input: ";
     out += args ? (args->is_str() ? args->str() : compact(*args)) : "{}";
   }
   return out;
@@ -184,7 +184,7 @@ Prompt PromptBuilder::build(const ChatRequest& req, const Value& tools, const st
     for (const Value& m : get(ctx, "messages")->items()) {
       Value o = Value::dict();
       const Value* role = get(m, "role");
-      std::string r = role && role->is_str() ? role->str() : "user";
+      std::string r = role && role->is_str() ? std::string(role->str()) : "user";
       put(o, "role", Value::string(r == "developer" ? "system" : r));
       put(o, "content", Value::string(text_of(get(m, "content"))));
       out.push_back(o);

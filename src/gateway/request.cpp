@@ -83,7 +83,7 @@ void check_content(const Value& m, const std::string& role, const std::string& p
     const Value* type = field(part, "type");
     if (!type) throw bad_request(pp + ".type", pp + ".type: missing");
     if (!type->is_str()) wrong_type(pp + ".type", "a string", *type);
-    const std::string& t = type->str();
+    const std::string t(type->str());
     if (t == "text" || (t == "refusal" && role == "assistant")) {
       const Value* text = field(part, t);
       if (!text) throw bad_request(pp + "." + t, pp + "." + t + ": missing");
@@ -113,19 +113,19 @@ void check_messages(const Value& msgs, const Limits& lim) {
     bool known = false;
     for (auto r : kRoles) known = known || role->str() == r;
     if (!known)
-      throw bad_request(path + ".role", path + ".role: '" + role->str() +
+      throw bad_request(path + ".role", path + ".role: '" + std::string(role->str()) +
                                             "' is not one of system, developer, user, assistant, tool");
-    check_content(m, role->str(), path);
+    check_content(m, std::string(role->str()), path);
     if (role->str() == "assistant")
       if (const Value* calls = field(m, "tool_calls"); calls && calls->is_list())
         for (const Value& c : calls->items())
-          if (const Value* id = c.is_dict() ? field(c, "id") : nullptr; id && id->is_str()) call_ids.insert(id->str());
+          if (const Value* id = c.is_dict() ? field(c, "id") : nullptr; id && id->is_str()) call_ids.insert(std::string(id->str()));
     if (role->str() == "tool") {
       const Value* id = field(m, "tool_call_id");
       if (!id) throw bad_request(path + ".tool_call_id", path + ".tool_call_id: missing (a tool message answers a call by its id)");
       if (!id->is_str()) wrong_type(path + ".tool_call_id", "a string", *id);
-      if (!call_ids.count(id->str()))
-        throw bad_request(path + ".tool_call_id", path + ".tool_call_id: '" + id->str() +
+      if (!call_ids.count(std::string(id->str())))
+        throw bad_request(path + ".tool_call_id", path + ".tool_call_id: '" + std::string(id->str()) +
                                                       "' answers no tool call of an earlier assistant message");
     }
   }
@@ -173,7 +173,7 @@ ToolChoice parse_tool_choice(const Value& req, const Value& tools) {
   const Value* v = field(req, "tool_choice");
   if (!v) return tc;
   if (v->is_str()) {
-    const std::string& s = v->str();
+    const std::string s(v->str());
     if (s == "auto") tc.kind = ToolChoice::Auto;
     else if (s == "none") tc.kind = ToolChoice::None;
     else if (s == "required") tc.kind = ToolChoice::Required;
@@ -205,7 +205,7 @@ std::vector<std::string> parse_stop(const Value& req, const Limits& lim) {
   const Value* v = field(req, "stop");
   if (!v) return out;
   if (v->is_str()) {
-    if (!v->str().empty()) out.push_back(v->str());
+    if (!v->str().empty()) out.emplace_back(v->str());
     return out;
   }
   if (!v->is_list()) wrong_type("stop", "a string or an array of strings", *v);
@@ -214,7 +214,7 @@ std::vector<std::string> parse_stop(const Value& req, const Limits& lim) {
   for (size_t i = 0; i < v->items().size(); ++i) {
     const Value& s = v->items()[i];
     if (!s.is_str()) wrong_type("stop[" + std::to_string(i) + "]", "a string", s);
-    if (!s.str().empty()) out.push_back(s.str());
+    if (!s.str().empty()) out.emplace_back(s.str());
   }
   return out;
 }
@@ -232,7 +232,7 @@ void check_values(const Value& v, const std::string& path) {
     for (size_t i = 0; i < v.items().size(); ++i) check_values(v.items()[i], path + "[" + std::to_string(i) + "]");
   if (v.is_dict())
     for (const auto& [k, x] : v.dict_obj().entries) {
-      std::string p = path.empty() ? k.str() : path + "." + k.str();
+      std::string p = path.empty() ? std::string(k.str()) : path + "." + std::string(k.str());
       if (utf8::find_invalid(k.str(), false) != std::string_view::npos)
         throw bad_request(p, p + ": a lone surrogate escape in a key is not text");
       check_values(x, p);
@@ -247,7 +247,7 @@ ResponseFormat parse_response_format(const Value& req) {
   const Value* type = field(*v, "type");
   if (!type) throw bad_request("response_format.type", "response_format.type: missing");
   if (!type->is_str()) wrong_type("response_format.type", "a string", *type);
-  const std::string& t = type->str();
+  const std::string t(type->str());
   if (t == "text") return rf;
   if (t == "json_object") {
     rf.kind = ResponseFormat::JsonObject;
@@ -281,8 +281,8 @@ Value parse_logit_bias(const Value& req) {
   if (!lb) return Value();
   if (!lb->is_dict()) wrong_type("logit_bias", "an object mapping token ids to biases", *lb);
   for (const auto& [k, v] : lb->dict_obj().entries) {
-    std::string path = "logit_bias." + (k.is_str() ? k.str() : json::dumps(k));
-    const std::string& id = k.str();
+    std::string path = "logit_bias." + (k.is_str() ? std::string(k.str()) : json::dumps(k));
+    std::string_view id = k.str();
     bool digits = !id.empty() && id.size() <= 10 && id.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) throw bad_request(path, path + ": the key must be a token id (a decimal number)");
     if (!v.is_int() && !v.is_float()) wrong_type(path, "a number", v);

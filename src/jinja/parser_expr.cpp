@@ -168,7 +168,7 @@ Expr* Parser::parse_primary(bool with_ns) {
   if (t.type == Tok::String) {
     advance();
     if (!is(Tok::String)) return arena_.expr<ConstExpr>(t.pos, t.value);
-    std::string s = t.value.str();
+    std::string s(t.value.str());
     while (is(Tok::String)) s += advance().value.str();
     return arena_.expr<ConstExpr>(t.pos, Value::string(std::move(s)));
   }

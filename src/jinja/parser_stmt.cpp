@@ -17,7 +17,7 @@ Body Parser::subparse(const EndTokens* end) {
   while (!is(Tok::Eof)) {
     const Token& t = cur();
     if (t.type == Tok::Data) {
-      body.push_back(arena_.stmt<TextStmt>(t.pos, t.value.str()));
+      body.push_back(arena_.stmt<TextStmt>(t.pos, std::string(t.value.str())));
       advance();
     } else if (t.type == Tok::VarBegin) {
       advance();

@@ -324,7 +324,7 @@ class Interp final : public Renderer {
   }
   static const Value* dict_key(const GetitemExpr* g, const Value& obj) {
     if (!obj.is_dict()) return nullptr;
-    const std::string& key = static_cast<const ConstExpr*>(g->index)->value.str();
+    std::string_view key = static_cast<const ConstExpr*>(g->index)->value.str();
     if (const Value* v = g->slot_hint.find(obj.dict_obj(), key)) return v;
     return &g->dict_missing;
   }

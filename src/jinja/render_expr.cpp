@@ -212,7 +212,7 @@ Value Interp::eval_cold(const Expr* e) {
         case BinOp::Mod:
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
-            Value v = Value::string(pyformat::percent(l.str(), r, limits_.max_value_bytes));
+            Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
             charge_built(v);
             return v;
           }
@@ -225,9 +225,36 @@ Value Interp::eval_cold(const Expr* e) {
     }
     case EK::Concat: {
       auto* c = static_cast<const SeqExpr*>(e);
+      // While the operands are strings they are only held; at the end their bytes are written
+      // once, into the new string (no temporary). Anything else falls back to appending, from
+      // that operand on, so errors come in the same order.
+      constexpr size_t kHeld = 8;
+      Value held[kHeld];
+      size_t n_held = 0, total = 0, i = 0;
+      const size_t n_items = c->items.size();
+      Value v;
+      for (; i < n_items; ++i) {
+        v = eval(c->items[i]);
+        if (!v.is_str() || v.is_markup() || n_held == kHeld) break;
+        total += v.str().size();
+        if (total > limits_.max_value_bytes) throw Error(ErrorKind::LimitError, "string exceeds the value size limit");
+        held[n_held++] = std::move(v);
+      }
+      if (i == n_items) {
+        charge_bytes(total);
+        return Value::string(total, [&](char* d) {
+          for (size_t k = 0; k < n_held; ++k) {
+            std::string_view s = held[k].str();
+            std::memcpy(d, s.data(), s.size());
+            d += s.size();
+          }
+        });
+      }
       std::string out;
-      for (auto* x : c->items) {
-        Value v = eval(x);
+      out.reserve(total);
+      for (size_t k = 0; k < n_held; ++k) out += held[k].str();
+      for (; i < n_items; ++i) {
+        if (i > n_held) v = eval(c->items[i]);  // items[n_held] was evaluated above
         size_t before = out.size();
         py_str_append(out, v);
         if (v.is_list() || v.is_dict()) charge((out.size() - before) / 2);  // a container's repr

@@ -38,7 +38,7 @@ class Loader {
       fail(path + "." + key, "missing (a string is needed)");
     }
     if (!v->is_str()) fail(path + "." + key, "must be a string");
-    return v->str();
+    return std::string(v->str());
   }
   bool flag(const Value& obj, const char* key, const std::string& path, bool dflt) const {
     const Value* v = field(obj, key);

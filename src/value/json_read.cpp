@@ -272,13 +272,13 @@ Value Reader::make_key(std::string_view k) {
 
 // dict(pairs): a repeated key keeps its first position and takes the last value.
 void Reader::Frame::add(Value&& v) {
-  const std::string& k = key.str();
+  std::string_view k = key.str();
   if (index) {
     auto [it, fresh] = index->emplace(std::string_view(k), entries.size());
     if (!fresh) { entries[it->second].second = std::move(v); return; }
   } else {
     for (auto& e : entries) {
-      const std::string& ek = e.first.str();
+      std::string_view ek = e.first.str();
       if (ek.size() == k.size() && std::memcmp(ek.data(), k.data(), k.size()) == 0) {
         e.second = std::move(v);
         return;

@@ -41,7 +41,10 @@ struct Lists {
   bool drain_registered;
   bool closed;  // the thread is ending: blocks go back to malloc
 };
-thread_local Lists lists;
+// initial-exec: in the Python extension (a shared object) the default TLS model calls
+// __tls_get_addr on every access, which cost ~4% of Template.apply; the lists are small enough
+// for the static TLS space a dlopen'ed module may use.
+__attribute__((tls_model("initial-exec"))) thread_local Lists lists;
 
 struct Drain {
   ~Drain() {
@@ -96,5 +99,21 @@ void* Obj::operator new(size_t n) { return ::operator new(n); }
 void Obj::operator delete(void* p, size_t) noexcept { ::operator delete(p); }
 
 #endif
+
+// A string's block: [size_t block size][StrObj][bytes][NUL]; the size word sits before the object
+// so that operator delete can read it once the destructor has run.
+void* StrObj::operator new(size_t n, Extra e) {
+  const size_t total = sizeof(size_t) + n + e.n + 1;
+  auto* block = static_cast<size_t*>(Obj::operator new(total));
+  *block = total;
+  return block + 1;
+}
+
+void StrObj::operator delete(void* p) noexcept {
+  size_t* block = static_cast<size_t*>(p) - 1;
+  Obj::operator delete(block, *block);
+}
+
+void StrObj::operator delete(void* p, Extra) noexcept { StrObj::operator delete(p); }
 
 }  // namespace toolchat

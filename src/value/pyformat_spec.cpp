@@ -215,11 +215,11 @@ std::string format_value(const Value& v, std::string_view spec, size_t max_bytes
   const char* tname = type_name(v);
   switch (v.type()) {
     case Type::Str: {
-      if (spec.empty()) return v.str();
+      if (spec.empty()) return std::string(v.str());
       Spec sp = parse_spec(spec, tname, '<', 's');
       check_str_spec(sp, tname);
       check_widths(sp.width, -1, max_bytes);
-      std::string s = v.str();
+      std::string s(v.str());
       if (sp.precision >= 0 && pystr::length(s) > sp.precision) s = pystr::slice(s, 0, sp.precision);
       return pad_str(s, sp);
     }

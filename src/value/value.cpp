@@ -19,7 +19,7 @@ Value::Value(Obj* o) noexcept {
 bool StrObj::is_ascii() {
   if (ascii < 0) {
     ascii = 1;
-    for (unsigned char c : s)
+    for (unsigned char c : view())
       if (c >= 0x80) { ascii = 0; break; }
   }
   return ascii == 1;
@@ -90,7 +90,7 @@ int64_t DictObj::slot_of_str(std::string_view key) const {
     for (size_t i = 0; i < entries.size(); ++i) {
       const Value& k = entries[i].first;
       if (!k.is_str()) continue;
-      const std::string& ks = k.str();
+      std::string_view ks = k.str();
       if (ks.size() == key.size() && (key.empty() || (ks[0] == key[0] && std::memcmp(ks.data(), key.data(), key.size()) == 0)))
         return static_cast<int64_t>(i);
     }

@@ -14,7 +14,7 @@ namespace {
 
 }  // namespace
 
-const std::string& Value::get_str() const {
+std::string_view Value::get_str() const {
   if (!is_str()) wrong_type("str", *this);
   return str();
 }

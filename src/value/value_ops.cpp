@@ -29,12 +29,13 @@ void check_undefined(const Value& a, const Value& b) {
 Value repeat_seq(const Value& seq, int64_t n) {
   if (seq.is_str()) {
     if (n <= 0 || seq.str().empty()) return Value::string(std::string());
-    const std::string& s = seq.str();
+    std::string_view s = seq.str();
     if (s.size() > (size_t(1) << 40) / static_cast<size_t>(n)) throw Error(ErrorKind::MemoryError, "");
-    std::string out;
-    out.reserve(s.size() * static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) out += s;
-    return seq.is_markup() ? Value::markup(std::move(out)) : Value::string(std::move(out));
+    Value out = Value::string(s.size() * static_cast<size_t>(n), [&](char* d) {
+      for (int64_t i = 0; i < n; ++i, d += s.size()) std::memcpy(d, s.data(), s.size());
+    });
+    out.str_obj()->markup = seq.is_markup();
+    return out;
   }
   std::vector<Value> out;
   const auto& items = seq.items();
@@ -377,6 +378,13 @@ Value py_add(const Value& a, const Value& b) {
     if (!b.is_str()) {
       if (a.is_markup()) unsupported("+", a, b);
       type_error(std::string("can only concatenate str (not \"") + type_name(b) + "\") to str");
+    }
+    if (!a.is_markup() && !b.is_markup()) {  // written straight into the new string
+      std::string_view x = a.str(), y = b.str();
+      return Value::string(x.size() + y.size(), [&](char* d) {
+        std::memcpy(d, x.data(), x.size());
+        std::memcpy(d + x.size(), y.data(), y.size());
+      });
     }
     // Markup + str escapes the plain side (markupsafe's __add__ / __radd__).
     std::string out;

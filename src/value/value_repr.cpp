@@ -156,7 +156,7 @@ void py_str_append(std::string& out, const Value& v) {
 }
 
 std::string py_str(const Value& v) {
-  if (v.is_str()) return v.str();
+  if (v.is_str()) return std::string(v.str());
   std::string out;
   py_str_append(out, v);
   return out;

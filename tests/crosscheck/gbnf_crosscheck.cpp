@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       ++ok;
     } else {
       ++refused;
-      std::string file = r.dict_obj().find("file")->str();
+      std::string file(r.dict_obj().find("file")->str());
       std::cerr << "REFUSED by llama.cpp: " << file << ": " << r.dict_obj().find("error")->str() << "\n";
     }
   }

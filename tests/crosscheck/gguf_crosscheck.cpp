@@ -68,7 +68,7 @@ void compare_kvs(const std::string& label, const std::vector<GgufKV>& ours, cons
     const auto& row = theirs.items()[i].items();
     const GgufKV& kv = ours[i];
     std::string where = label + " key " + kv.key;
-    if (row[0].str() != kv.key) fail(where + ": node has key " + row[0].str() + " in that place");
+    if (row[0].str() != kv.key) fail(where + ": node has key " + std::string(row[0].str()) + " in that place");
     if (row[1].as_int() != static_cast<int64_t>(kv.value.type))
       fail(where + ": type " + std::to_string(row[1].as_int()) + " in node");
     if (kv.value.type == GgufType::Array && row[2].as_int() != static_cast<int64_t>(kv.value.elem))

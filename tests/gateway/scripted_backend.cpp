@@ -45,7 +45,7 @@ std::atomic<uint64_t> g_requests{0}, g_cancelled{0};
 const Value* get(const Value& d, std::string_view k) { return d.is_dict() ? d.dict_obj().find(k) : nullptr; }
 std::string str_or(const Value& d, std::string_view k, std::string dflt) {
   const Value* v = get(d, k);
-  return v && v->is_str() ? v->str() : dflt;
+  return v && v->is_str() ? std::string(v->str()) : dflt;
 }
 int64_t int_or(const Value& d, std::string_view k, int64_t dflt) {
   const Value* v = get(d, k);

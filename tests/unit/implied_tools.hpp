@@ -28,14 +28,14 @@ inline Value implied_tools(const Value& calls) {
   std::map<std::string, std::vector<std::pair<std::string, Value>>> props;
   std::map<std::string, std::vector<std::set<std::string>>> seen;
   for (const Value& c : calls.items()) {
-    std::string name = c.dict_obj().find("name")->str();
+    std::string name(c.dict_obj().find("name")->str());
     if (!props.count(name)) names.push_back(name);
     auto& p = props[name];
     Value args = json::parse(c.dict_obj().find("arguments")->str());
     std::set<std::string> keys;
     if (args.is_dict())
       for (const auto& [k, v] : args.dict_obj().entries) {
-        keys.insert(k.str());
+        keys.emplace(k.str());
         bool known = false;
         for (const auto& [pk, pv] : p) known = known || pk == k.str();
         if (!known) p.emplace_back(k.str(), schema_of(v));

@@ -50,7 +50,7 @@ struct FakeLlama {
     svr.set_keep_alive_max_count(1);  // no idle keep-alive connection for stop() to wait on
     svr.Post("/completion", [this](const httplib::Request& q, httplib::Response& r) {
       Value body = json::parse(q.body);
-      std::string prompt = body.dict_obj().find("prompt")->str();
+      std::string prompt(body.dict_obj().find("prompt")->str());
       prompts.push_back(prompt);
       std::string text = prompt.find("<tool_response>\n18 degrees, sunny\n</tool_response>") != std::string::npos
                              ? "It is 18 degrees and sunny in Paris."

@@ -34,13 +34,13 @@ std::vector<std::string> fixture_jsons() {
     for (const Value& c : fx.dict_obj().find("cases")->items()) {
       if (const Value* calls = c.dict_obj().find("tool_calls"); calls && calls->is_list())
         for (const Value& call : calls->items()) {
-          const std::string& args = call.dict_obj().find("arguments")->str();
+          const std::string args(call.dict_obj().find("arguments")->str());
           out.push_back(args);
           out.push_back("{\"name\": " + json::dumps(*call.dict_obj().find("name")) + ", \"arguments\": " + args + "}");
         }
       // Every '{' of an input starts a candidate (most are not JSON; they are skipped).
-      const std::string& in = c.dict_obj().find("input")->str();
-      for (size_t p = in.find('{'); p != std::string::npos; p = in.find('{', p + 1)) out.push_back(in.substr(p));
+      std::string_view in = c.dict_obj().find("input")->str();
+      for (size_t p = in.find('{'); p != std::string::npos; p = in.find('{', p + 1)) out.emplace_back(in.substr(p));
     }
   }
   return out;

@@ -57,7 +57,7 @@ Sample training_sample(const Value& ctx) {
   row.dict_obj().set(Value::string("messages"), Value::list(msgs));
   Value kwargs = Value::dict();
   for (const auto& [k, v] : ctx.dict_obj().entries) {
-    const std::string& key = k.str();
+    std::string_view key = k.str();
     if (key == "tools" || key == "documents") row.dict_obj().set(k, v);
     else if (key != "messages" && key != "add_generation_prompt" && key != "continue_final_message" && key != "special_tokens")
       kwargs.dict_obj().set(k, v);
@@ -89,7 +89,7 @@ std::vector<std::pair<size_t, size_t>> train_cp(const Row& r) {
 
 std::string text_of(const Value* content) {
   if (!content || content->is_none()) return "";
-  if (content->is_str()) return content->str();
+  if (content->is_str()) return std::string(content->str());
   std::string out;
   for (const auto& p : content->items())
     if (const Value* t = p.dict_obj().find("text")) out += t->str();
@@ -118,7 +118,7 @@ TEST(ConvertLabeler, GenerationSpansEqualOracle) {
       for (const auto& [k, v] : ctx.dict_obj().entries)
         if (k.str() == "messages" || k.str() == "tools" || k.str() == "documents") row.dict_obj().set(k, v);
       Labeled l = labeler.label(read_openai(row));
-      const std::string& gtext = golden.dict_obj().find("text")->str();
+      std::string_view gtext = golden.dict_obj().find("text")->str();
       ASSERT_EQ(gtext.compare(0, l.rows[0].text.size(), l.rows[0].text), 0) << "text is not a prefix of the golden";
       std::vector<std::pair<size_t, size_t>> want;
       for (const auto& s : golden.dict_obj().find("generation_spans")->items())
@@ -167,7 +167,7 @@ TEST(ConvertLabeler, TrainSpansHoldOneAssistantTurn) {
         if (!content.empty()) EXPECT_NE(span.find(content), std::string::npos) << "content missing from " << span;
         if (const Value* calls = m.dict_obj().find("tool_calls"))
           for (const auto& c : calls->items()) {
-            std::string fn = c.dict_obj().find("function")->dict_obj().find("name")->str();
+            std::string fn(c.dict_obj().find("function")->dict_obj().find("name")->str());
             EXPECT_NE(span.find(fn), std::string::npos) << fn << " missing from " << span;
           }
         for (size_t j = 0; j < msgs.size(); ++j) {

@@ -253,7 +253,7 @@ TEST(ConvertRenderCache, CorpusLabelsEqualWithAndWithoutReuse) {
     for (auto& m : row.dict_obj().find("messages")->list_obj().items) {
       const Value* content = m.dict_obj().find("content");
       if (content && content->is_str() && !content->str().empty())
-        m.dict_obj().set(Value::string("content"), Value::string(content->str() + tails[v]));
+        m.dict_obj().set(Value::string("content"), Value::string(std::string(content->str()) + tails[v]));
     }
     return read_openai(row);
   };

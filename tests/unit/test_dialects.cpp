@@ -22,7 +22,7 @@ const std::string kFixtures = "tests/dialects/fixtures/";
 
 std::string str_or(const Value& d, const char* key, std::string def = "") {
   const Value* v = d.dict_obj().find(key);
-  return v && v->is_str() ? v->str() : def;
+  return v && v->is_str() ? std::string(v->str()) : def;
 }
 
 struct Case {
@@ -88,7 +88,7 @@ TEST(DialectConformance, Fixtures) {
     }
     std::vector<std::string> want_w, got_w;
     if (const Value* w = cd.find("warnings"))
-      for (const Value& x : w->items()) want_w.push_back(x.str());
+      for (const Value& x : w->items()) want_w.emplace_back(x.str());
     for (const Warning& w : m.warnings) got_w.push_back(warning_kind_name(w.kind));
     EXPECT_EQ(got_w, want_w);
 

@@ -207,12 +207,12 @@ dialects::InferredDialect spec(const std::string& json_text) {
   dialects::InferredSpec s;
   auto str = [&](const char* k) {
     const Value* x = v.dict_obj().find(k);
-    return x ? x->str() : std::string();
+    return x ? std::string(x->str()) : std::string();
   };
   auto list = [&](const char* k) {
     std::vector<std::string> out;
     if (const Value* x = v.dict_obj().find(k))
-      for (const Value& e : x->items()) out.push_back(e.str());
+      for (const Value& e : x->items()) out.emplace_back(e.str());
     return out;
   };
   std::string form = str("form");

@@ -122,7 +122,7 @@ TEST(GatewayError, OpenAIShape) {
 // read as WTF-8) made the error body invalid UTF-8. Bodies are ASCII-escaped JSON now.
 TEST(GatewayError, BodyIsValidUtf8WhateverTheMessageQuotes) {
   Value req = json::parse(R"({"messages": [{"role": "us\udbbber é"}]})");
-  std::string role = req.dict_obj().find("messages")->items()[0].dict_obj().find("role")->str();
+  std::string role(req.dict_obj().find("messages")->items()[0].dict_obj().find("role")->str());
   ApiError e = bad_request("messages[0].role", "messages[0].role: '" + role + "' is not a role");
   std::string body = e.body();
   EXPECT_EQ(utf8::find_invalid(body, false), std::string::npos) << body;

@@ -102,7 +102,7 @@ Value map_functions(const Value& tools, F f) {
   return out;
 }
 
-std::string tool_name(const Value& tool) { return tool.dict_obj().find("function")->dict_obj().find("name")->str(); }
+std::string tool_name(const Value& tool) { return std::string(tool.dict_obj().find("function")->dict_obj().find("name")->str()); }
 
 // Fixtures show many calls and long reasoning, opened by the model or by the prompt.
 GrammarOptions fixture_options(GrammarOptions::Reasoning r) {
@@ -142,10 +142,10 @@ TEST(GbnfDialects, FixtureCallsMatchAndNearMissesDoNot) {
       const Value* content = cd.find("content");
       if (!calls || calls->items().empty() || cd.find("warnings") || (content && content->is_str() && !content->str().empty()))
         continue;
-      std::string name = cd.find("name")->str();
+      std::string name(cd.find("name")->str());
       if (skip != kNotGenerated.end() && skip->second.count(name)) continue;
       ++checked;
-      std::string input = cd.find("input")->str();
+      std::string input(cd.find("input")->str());
       Value tools = cd.find("tools") ? *cd.find("tools") : implied_tools(*calls);
 
       // The grammar text parses and every rule it uses is defined.
@@ -156,7 +156,7 @@ TEST(GbnfDialects, FixtureCallsMatchAndNearMissesDoNot) {
       if (!accepts(*d, tools, input)) fail(*d, name, "rejected: " + input);
 
       Value renamed = map_functions(tools, [](const Value& fn) {
-        fn.dict_obj().set(Value::string("name"), Value::string("zz_" + fn.dict_obj().find("name")->str()));
+        fn.dict_obj().set(Value::string("name"), Value::string("zz_" + std::string(fn.dict_obj().find("name")->str())));
       });
       if (accepts(*d, renamed, input)) fail(*d, name, "accepted with the tools renamed");
 
@@ -183,7 +183,7 @@ TEST(GbnfDialects, FixtureCallsMatchAndNearMissesDoNot) {
 
       // Named tool: only that tool's calls.
       std::set<std::string> called;
-      for (const Value& call : calls->items()) called.insert(call.dict_obj().find("name")->str());
+      for (const Value& call : calls->items()) called.emplace(call.dict_obj().find("name")->str());
       for (const Value& t : tools.items()) {
         std::string n = tool_name(t);
         bool only = called.size() == 1 && called.count(n);

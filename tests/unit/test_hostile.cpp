@@ -72,13 +72,13 @@ TEST(Hostile, JsonCatalogue) {
     if (line.empty()) continue;
     Value c = json::parse(line);
     ++n;
-    const std::string id = field(c, "id")->str();
+    const std::string id(field(c, "id")->str());
     std::string input;
     if (const Value* v = field(c, "input")) input = v->str();
-    else if (const Value* b = field(c, "input_b64")) input = b64decode(b->str());
+    else if (const Value* b = field(c, "input_b64")) input = b64decode(std::string(b->str()));
     else input = expand_gen(*field(c, "input_gen"));
     const Value& e = *field(c, "expect");
-    const std::string kind = field(e, "kind")->str();
+    const std::string kind(field(e, "kind")->str());
 
     bool ok = false;
     std::string got;
@@ -91,15 +91,15 @@ TEST(Hostile, JsonCatalogue) {
       if (kind == "error")
         ok = error_kind_name(err.kind()) == field(e, "error")->str() && err.message() == field(e, "message")->str();
       else if (kind == "error_match")
-        ok = std::regex_search(got, python_regex(field(e, "match")->str()));
+        ok = std::regex_search(got, python_regex(std::string(field(e, "match")->str())));
     }
     if (!ok && field(c, "known_issue")) {
-      std::printf("known issue %s: %s\n", id.c_str(), field(c, "known_issue")->str().c_str());
+      std::printf("known issue %s: %s\n", id.c_str(), std::string(field(c, "known_issue")->str()).c_str());
     } else if (!ok) {
       ++failed;
-      std::string want = kind == "value" ? "value " + field(e, "dumps")->str()
-                         : kind == "error" ? field(e, "error")->str() + ": " + field(e, "message")->str()
-                                           : "an error matching " + field(e, "match")->str();
+      std::string want = kind == "value" ? "value " + std::string(field(e, "dumps")->str())
+                         : kind == "error" ? std::string(field(e, "error")->str()) + ": " + std::string(field(e, "message")->str())
+                                           : "an error matching " + std::string(field(e, "match")->str());
       ADD_FAILURE() << id << ": got " << got.substr(0, 300) << "\n  expected " << want.substr(0, 300);
     }
   }

@@ -154,7 +154,7 @@ TEST(polyfill, texts_for_templates_without_tools) {
   EXPECT_EQ(out.dict_obj().find("tools"), nullptr);
   const auto& msgs = out.dict_obj().find("messages")->items();
   ASSERT_EQ(msgs.size(), 4u);  // user (system + tools + question), assistant (calls), user (results), assistant
-  std::string first = msgs[0].dict_obj().find("content")->str();
+  std::string first(msgs[0].dict_obj().find("content")->str());
   EXPECT_EQ(first.rfind("You can call the following tools", 0), 0u) << first;
   EXPECT_NE(first.find("You are WeatherBot"), std::string::npos);
   EXPECT_EQ(msgs[1].dict_obj().find("content")->str(),

@@ -84,15 +84,14 @@ std::vector<Value> iterate(const Value& v) {
       return out;
     }
     case Type::Str: {
-      const std::string& s = v.str();
+      std::string_view s = v.str();
       std::vector<Value> out;
       out.reserve(s.size());
       size_t i = 0;
       while (i < s.size()) {
         size_t start = i;
         uni::decode_next(s, i);
-        std::string ch = s.substr(start, i - start);
-        out.push_back(Value::string(std::move(ch)));  // str.__iter__: plain str even for Markup
+        out.push_back(Value::string(s.substr(start, i - start)));  // str.__iter__: plain str even for Markup
       }
       return out;
     }
@@ -117,15 +116,15 @@ std::vector<Value> attribute_parts(const Value& attribute) {
     parts.push_back(attribute);
     return parts;
   }
-  const std::string& s = attribute.str();
+  std::string_view s = attribute.str();
   size_t start = 0;
   while (true) {
     size_t dot = s.find('.', start);
-    std::string part = s.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string_view part = s.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     bool digits = !part.empty() && part.size() <= 18;
     for (char c : part)
       if (c < '0' || c > '9') { digits = false; break; }
-    if (digits) parts.push_back(Value::integer(std::stoll(part)));
+    if (digits) parts.push_back(Value::integer(std::stoll(std::string(part))));
     else parts.push_back(Value::string(std::move(part)));
     if (dot == std::string::npos) break;
     start = dot + 1;

@@ -19,7 +19,7 @@ namespace toolchat::jinja {
 namespace fimpl {
 
 std::string soft_str(const Value& v) {
-  if (v.is_str()) return v.str();
+  if (v.is_str()) return std::string(v.str());
   if (v.is_undefined()) return std::string();
   return py_str(v);
 }
@@ -162,7 +162,7 @@ Value f_attr(Renderer& r, const Value& v, CallArgs& a) {
   MethodLookup found = find_method(v, name.str(), &fn);
   if (found == MethodLookup::NotFound) {
     if (v.is_undefined()) raise_undefined(v);
-    return Value::undefined_attr(v, name.str());
+    return Value::undefined_attr(v, std::string(name.str()));
   }
   return r.getattr(v, name.str());
 }
@@ -444,7 +444,7 @@ Value f_round(Renderer&, const Value& v, CallArgs& a) {
   ArgBinder b("do_round", a, {"precision", "method"}, 0, 1);
   Value precision = b.get_or(0, Value::integer(0));
   Value method = b.get_or(1, Value::string("common"));
-  std::string m = method.is_str() ? method.str() : std::string();
+  std::string m = method.is_str() ? std::string(method.str()) : std::string();
   if (!method.is_str() || (m != "common" && m != "ceil" && m != "floor"))
     filter_arg_error("method must be common, ceil or floor");
   if (m == "common") {

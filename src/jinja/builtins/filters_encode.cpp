@@ -190,7 +190,7 @@ Value f_urlize(Renderer& r, const Value& v, CallArgs& a) {
   };
   std::string rel_attr = rel.empty() ? "" : " rel=\"" + html_escape(rel) + "\"";
   std::string target_attr = target.empty() ? "" : " target=\"" + html_escape(target) + "\"";
-  std::string text = v.is_markup() ? v.str() : html_escape(soft_str(v));
+  std::string text = v.is_markup() ? std::string(v.str()) : html_escape(soft_str(v));
   r.charge(text.size() / 16 + 1);
   // split on runs of whitespace, keeping them
   std::vector<std::pair<std::string, bool>> words;  // (text, is_space)
@@ -375,7 +375,7 @@ void pp_items(std::string& out, const std::vector<Value>& items, int64_t indent,
   }
 }
 
-void pp_str(std::string& out, const std::string& s, int64_t indent, int64_t allowance, int level) {
+void pp_str(std::string& out, std::string_view s, int64_t indent, int64_t allowance, int level) {
   if (s.empty()) { out += string_repr(s); return; }
   std::vector<std::string> lines = pystr::splitlines(s, true);
   if (level == 1) { indent += 1; allowance += 1; }

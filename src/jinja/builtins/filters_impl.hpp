@@ -25,8 +25,8 @@ inline constexpr ErrorKind kAssertionError = ErrorKind::AssertionError;
 // markupsafe.soft_str: str(v), Undefined -> "" (markup kept by the caller).
 std::string soft_str(const Value& v);
 // A string result that keeps the markup flag of the input when `markup`.
-inline Value str_value(std::string s, bool markup) {
-  return markup ? Value::markup(std::move(s)) : Value::string(std::move(s));
+inline Value str_value(std::string_view s, bool markup) {
+  return markup ? Value::markup(s) : Value::string(s);
 }
 // operator.index(v): int / bool / big int (OverflowError when it does not fit in 64 bits);
 // TypeError "'X' object cannot be interpreted as an integer" otherwise.

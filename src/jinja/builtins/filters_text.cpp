@@ -84,7 +84,7 @@ Value f_trim(Renderer&, const Value& v, CallArgs& a) {
   if (v.is_str() && a.pos.empty() && a.kw.empty()) {
     // str.strip() of a string whose stripped ends are ASCII: no copies, and the same
     // string object back when there is nothing to strip.
-    const std::string& s = v.str();
+    std::string_view s = v.str();
     size_t b = 0, e = s.size();
     while (b < e && ascii_space(static_cast<unsigned char>(s[b]))) ++b;
     while (e > b && ascii_space(static_cast<unsigned char>(s[e - 1]))) --e;
@@ -315,8 +315,13 @@ Value f_truncate(Renderer&, const Value& v, CallArgs& a) {
     auto parts = pystr::rsplit(head, std::string_view(" "), 1);
     head = parts.empty() ? std::string() : parts[0];
   }
-  if (v.is_markup()) return Value::markup(head + (end.is_markup() ? end.str() : html_escape(end.str())));
-  return Value::string(head + end.str());
+  if (v.is_markup()) {
+    if (end.is_markup()) head += end.str();
+    else head += html_escape(end.str());
+    return Value::markup(head);
+  }
+  head += end.str();
+  return Value::string(head);
 }
 
 Value f_indent(Renderer& r, const Value& v, CallArgs& a) {
@@ -347,7 +352,8 @@ Value f_indent(Renderer& r, const Value& v, CallArgs& a) {
   }
   bool first = b.has(1) && truthy(b.get(1));
   bool blank = b.has(2) && truthy(b.get(2));
-  std::string s = v.str() + "\n";
+  std::string s(v.str());
+  s += '\n';
   std::vector<std::string> lines = pystr::splitlines(s);
   size_t est = s.size() + lines.size() * (indention.size() + 1);
   check_size(r, est, "indent");

@@ -248,7 +248,7 @@ Value g_raise_exception(Renderer&, FunctionObj&, CallArgs& a) {
 
 // datetime.strftime: %f (microseconds), %z and %Z (empty for a naive datetime) are
 // Python's own; everything else is the C library's strftime, as CPython does.
-std::string py_strftime(const std::string& fmt, const std::tm& tm, int micro) {
+std::string py_strftime(std::string_view fmt, const std::tm& tm, int micro) {
   std::string f;
   for (size_t i = 0; i < fmt.size(); ++i) {
     char c = fmt[i];

@@ -40,7 +40,7 @@ MethodLookup find_str_method(const Value& self, std::string_view name, MethodFn*
 MethodLookup find_misc_method(const Value& self, std::string_view name, MethodFn* out);
 
 // The str argument, or TypeError prefix + type name.
-const std::string& req_str(const Value& v, const char* prefix);
+std::string_view req_str(const Value& v, const char* prefix);
 // Python codec name normalised to "utf-8" / "ascii" / "latin-1", or "" when unsupported.
 std::string norm_encoding(std::string e);
 

@@ -226,7 +226,7 @@ Value f_hex(Renderer&, const Value& s, Args& a) {
 Value f_fromhex(Renderer&, const Value&, Args& a) {
   one_arg("float.fromhex", a);
   if (!a.pos[0].is_str()) type_error("bad argument type for built-in operation");
-  std::string t = a.pos[0].str();
+  std::string t(a.pos[0].str());
   size_t b = t.find_first_not_of(" \t\n\r\f\v"), e = t.find_last_not_of(" \t\n\r\f\v");
   if (b == std::string::npos) value_error("invalid hexadecimal floating-point string");
   t = t.substr(b, e - b + 1);

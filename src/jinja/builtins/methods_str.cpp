@@ -18,7 +18,7 @@ namespace toolchat::jinja {
 
 using namespace mimpl;
 
-const std::string& mimpl::req_str(const Value& v, const char* prefix) {
+std::string_view mimpl::req_str(const Value& v, const char* prefix) {
   if (!v.is_str()) type_error(std::string(prefix) + type_name(v));
   return v.str();
 }
@@ -121,7 +121,7 @@ Range range_args(const Args& a) {
 using SearchFn = std::int64_t (*)(std::string_view, std::string_view, pystr::Index, pystr::Index);
 Value search_impl(const Value& s, Args& a, const char* name, SearchFn f) {
   parse_tuple(name, a, 1, 3);
-  const std::string& sub = req_str(a.pos[0], "must be str, not ");
+  std::string_view sub = req_str(a.pos[0], "must be str, not ");
   Range r = range_args(a);
   return Value::integer(f(s.str(), sub, r.start, r.end));
 }
@@ -143,7 +143,7 @@ Value affix_impl(const Value& s, Args& a, const char* name, bool starts) {
     for (const Value& it : p.items()) {
       if (!it.is_str())
         type_error(std::string("tuple for ") + name + " must only contain str, not " + type_name(it));
-      items.push_back(it.str());
+      items.emplace_back(it.str());
     }
     std::span<const std::string> sp(items);
     return Value::boolean(starts ? pystr::startswith(s.str(), sp, r.start, r.end)
@@ -203,7 +203,7 @@ Value m_splitlines(Renderer& r, const Value& s, Args& a) {
 }
 Value part_impl(const Value& s, Args& a, const char* qual, bool right) {
   one_arg(qual, a);
-  const std::string& sep = req_str(a.pos[0], "must be str, not ");
+  std::string_view sep = req_str(a.pos[0], "must be str, not ");
   auto p = right ? pystr::rpartition(s.str(), sep) : pystr::partition(s.str(), sep);
   return Value::tuple({Value::string(std::move(p[0])), Value::string(std::move(p[1])), Value::string(std::move(p[2]))});
 }
@@ -219,15 +219,15 @@ Value m_join(Renderer& r, const Value& s, Args& a) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (!items[i].is_str())
       type_error("sequence item " + std::to_string(i) + ": expected str instance, " + type_name(items[i]) + " found");
-    parts.push_back(items[i].str());
+    parts.emplace_back(items[i].str());
   }
   r.charge(items.size());
   return Value::string(pystr::join(s.str(), std::span<const std::string_view>(parts)));
 }
 Value m_replace(Renderer& r, const Value& s, Args& a) {
   clinic_pos("replace", "str.replace", a, 2, 3);
-  const std::string& old = req_str(a.pos[0], "replace() argument 1 must be str, not ");
-  const std::string& neu = req_str(a.pos[1], "replace() argument 2 must be str, not ");
+  std::string_view old = req_str(a.pos[0], "replace() argument 1 must be str, not ");
+  std::string_view neu = req_str(a.pos[1], "replace() argument 2 must be str, not ");
   int64_t count = a.pos.size() > 2 ? as_index(a.pos[2]) : -1;
   std::string out = pystr::replace(s.str(), old, neu, count);
   r.charge(out.size() / 64);
@@ -242,13 +242,13 @@ pyformat::FieldResolver resolver(Renderer& r) {
   return res;
 }
 Value m_format(Renderer& r, const Value& s, Args& a) {
-  return Value::string(pyformat::format(s.str(), a.pos, a.kw, resolver(r), r.limits().max_value_bytes));
+  return Value::string(pyformat::format(std::string(s.str()), a.pos, a.kw, resolver(r), r.limits().max_value_bytes));
 }
 Value m_format_map(Renderer& r, const Value& s, Args& a) {
   if (!a.kw.empty()) type_error("format_map() takes no keyword arguments");
   if (a.pos.size() != 1)
     type_error("format_map() takes exactly one argument (" + std::to_string(a.pos.size()) + " given)");
-  return Value::string(pyformat::format_map(s.str(), a.pos[0], resolver(r), r.limits().max_value_bytes));
+  return Value::string(pyformat::format_map(std::string(s.str()), a.pos[0], resolver(r), r.limits().max_value_bytes));
 }
 
 // ---- encode
@@ -290,7 +290,7 @@ namespace {
 Value m_encode(Renderer&, const Value& s, Args& a) {
   std::string errors;
   std::string codec = codec_args("encode", a, errors);
-  if (codec == "utf-8") return make_bytes(s.str());
+  if (codec == "utf-8") return make_bytes(std::string(s.str()));
   char32_t limit = codec == "ascii" ? 0x80 : 0x100;
   std::u32string cps = uni::decode(s.str());
   std::string out;
@@ -333,8 +333,8 @@ Value m_maketrans(Renderer&, const Value&, Args& a) {
     }
     return d;
   }
-  const std::string& x = req_str(a.pos[0], "maketrans() argument 1 must be str, not ");
-  const std::string& y = req_str(a.pos[1], "maketrans() argument 2 must be str, not ");
+  std::string_view x = req_str(a.pos[0], "maketrans() argument 1 must be str, not ");
+  std::string_view y = req_str(a.pos[1], "maketrans() argument 2 must be str, not ");
   std::u32string xs = uni::decode(x), ys = uni::decode(y);
   if (xs.size() != ys.size()) value_error("the first two maketrans arguments must have equal length");
   for (size_t i = 0; i < xs.size(); ++i) out.set(Value::integer(xs[i]), Value::integer(ys[i]));
@@ -349,7 +349,7 @@ Value m_translate(Renderer& r, const Value& s, Args& a) {
   const Value& table = a.pos[0];
   std::string out;
   size_t i = 0;
-  const std::string& src = s.str();
+  std::string_view src = s.str();
   while (i < src.size()) {
     size_t start = i;
     char32_t c = uni::decode_next(src, i);

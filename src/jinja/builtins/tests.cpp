@@ -22,7 +22,7 @@ void unary(const char* func, CallArgs& a, const char* value_name = "value") {
 // value % n with Python semantics, including str % n (printf formatting).
 Value py_modulo(Renderer& r, const Value& v, const Value& n) {
   if (v.is_str()) {
-    Value out = Value::string(pyformat::percent(v.str(), n, r.limits().max_value_bytes));
+    Value out = Value::string(pyformat::percent(std::string(v.str()), n, r.limits().max_value_bytes));
     r.charge_built(out);
     return out;
   }
@@ -153,7 +153,7 @@ bool t_callable(Renderer&, const Value& v, CallArgs& a) {
   }
 }
 
-bool identifier_like(const std::string& s) {
+bool identifier_like(std::string_view s) {
   for (char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
