@@ -9,24 +9,6 @@ namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Four hex digits at p (all present): the code unit, or -1.
-int32_t hex4(const char* p) {
-  int32_t v = 0;
-  for (int k = 0; k < 4; ++k) {
-    int d = hex_digit(p[k]);
-    if (d < 0) return -1;
-    v = v << 4 | d;
-  }
-  return v;
-}
-
 void append_u(std::string& out, uint32_t cu) {
   static constexpr char kHex[] = "0123456789abcdef";
   char b[6] = {'\\', 'u', kHex[cu >> 12 & 15], kHex[cu >> 8 & 15], kHex[cu >> 4 & 15], kHex[cu & 15]};
@@ -88,10 +70,10 @@ size_t read_escape(const char* p, size_t n, std::string& out) {
   }
   if (n < 6) {
     for (size_t k = 2; k < n; ++k)
-      if (hex_digit(p[k]) < 0) return kBad;
+      if (json::hex_digit(p[k]) < 0) return kBad;
     return kNeedMore;
   }
-  int32_t cu = hex4(p + 2);
+  int32_t cu = json::hex4(p + 2);
   if (cu < 0) return kBad;
   if (cu >= 0xD800 && cu <= 0xDBFF) {
     // A high surrogate pairs with an escaped low one right after it; decided on the bytes that
@@ -105,11 +87,11 @@ size_t read_escape(const char* p, size_t n, std::string& out) {
       if (k < 2) could_pair = c == kLowLead[k];
       else if (k == 2) could_pair = c == 'd' || c == 'D';
       else if (k == 3) could_pair = (c >= 'c' && c <= 'f') || (c >= 'C' && c <= 'F');
-      else could_pair = hex_digit(c) >= 0;
+      else could_pair = json::hex_digit(c) >= 0;
     }
     if (could_pair && have < 6) return kNeedMore;
     if (could_pair) {
-      uint32_t lo = static_cast<uint32_t>(hex4(q + 2));
+      uint32_t lo = static_cast<uint32_t>(json::hex4(q + 2));
       append_utf8(out, 0x10000 + ((static_cast<uint32_t>(cu) - 0xD800) << 10 | (lo - 0xDC00)));
       return 12;
     }

@@ -1,5 +1,6 @@
 // Decoders: turn token strings back into text (HF's decode_chain, step by step).
 #include "tokenize/impl.hpp"
+#include "value/escape_scan.hpp"
 #include "value/unicode.hpp"
 #include "value/utf8_check.hpp"
 
@@ -21,12 +22,6 @@ std::string replace_all(const std::string& s, const std::string& from, const std
   return r;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 }  // namespace
 
 void Decoder::apply(std::vector<std::string>& tokens) const {
@@ -74,8 +69,8 @@ void Decoder::apply(std::vector<std::string>& tokens) const {
       };
       for (std::string& t : tokens) {
         int hi, lo;
-        if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' && (hi = hex_digit(t[3])) >= 0 &&
-            (lo = hex_digit(t[4])) >= 0) {
+        if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' && (hi = json::hex_digit(t[3])) >= 0 &&
+            (lo = json::hex_digit(t[4])) >= 0) {
           pending.push_back(static_cast<char>(hi * 16 + lo));
           ++pending_n;
           continue;

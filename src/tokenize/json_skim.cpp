@@ -9,13 +9,6 @@ namespace toolchat::tokenize {
 
 namespace {
 
-int hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 constexpr size_t kMaxDepth = 512;  // json::ReadLimits' default, which the loader keeps
@@ -55,14 +48,9 @@ std::string_view JsonSkim::string(std::string& scratch) {
     }
     if (e != 'u') throw Bad{k};
     auto hex4 = [&](size_t at, uint32_t& cp) {
-      if (at + 4 > n) return false;
-      cp = 0;
-      for (size_t d = 0; d < 4; ++d) {
-        const int h = hex(s_[at + d]);
-        if (h < 0) return false;
-        cp = cp << 4 | static_cast<uint32_t>(h);
-      }
-      return true;
+      const int32_t v = at + 4 <= n ? json::hex4(s_.data() + at) : -1;
+      cp = static_cast<uint32_t>(v);
+      return v >= 0;
     };
     uint32_t cp;
     if (!hex4(i_, cp)) throw Bad{k};

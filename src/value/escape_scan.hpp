@@ -33,6 +33,25 @@ inline int unescape_letter(unsigned char c) {
   }
 }
 
+// The value of a hex digit (0-9, a-f, A-F), or -1.
+inline int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The code unit of the four hex digits at p (all present, as after `\u`), or -1.
+inline int32_t hex4(const char* p) {
+  int32_t v = 0;
+  for (int k = 0; k < 4; ++k) {
+    const int d = hex_digit(p[k]);
+    if (d < 0) return -1;
+    v = v << 4 | d;
+  }
+  return v;
+}
+
 // The first byte at or after i that needs escaping (a control, quote or backslash, and with
 // ensure_ascii anything from DEL up), or n. 16 bytes at a time with SSE2, else 8 (SWAR).
 inline size_t next_escape(const unsigned char* p, size_t i, size_t n, bool ensure_ascii) {

@@ -12,6 +12,7 @@
 #include "value/escape_scan.hpp"
 #include "value/files.hpp"
 #include "value/json.hpp"
+#include "value/unicode.hpp"
 #include "value/utf8_check.hpp"
 
 namespace toolchat::json {
@@ -23,24 +24,6 @@ inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // Byte length of a UTF-8 sequence starting with lead byte c (input is validated first).
 inline size_t seq_len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
-
-void append_utf8(std::string& out, uint32_t cp) {  // WTF-8: surrogates encoded like any other
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 class Reader {
  public:
@@ -112,18 +95,9 @@ void Reader::fail(const char* msg, size_t pos, ErrorKind kind) const {
 }
 
 bool Reader::scan_hex4(size_t i, uint32_t& cp) const {
-  uint32_t v = 0;
-  for (size_t k = 0; k < 4; ++k) {
-    if (i + k >= n_) return false;
-    unsigned char d = at(i + k);
-    v <<= 4;
-    if (d >= '0' && d <= '9') v |= d - '0';
-    else if (d >= 'a' && d <= 'f') v |= d - 'a' + 10;
-    else if (d >= 'A' && d <= 'F') v |= d - 'A' + 10;
-    else return false;
-  }
-  cp = v;
-  return true;
+  const int32_t v = i + 4 <= n_ ? hex4(s_.data() + i) : -1;
+  cp = static_cast<uint32_t>(v);
+  return v >= 0;
 }
 
 // scanstring_unicode (strict=True). Returns the offset just past the closing quote.
@@ -173,7 +147,7 @@ size_t Reader::scan_string(size_t i, std::string_view& sv) {
         end += 6;
       }
     }
-    append_utf8(out, cp);
+    uni::append_utf8(out, cp);
   }
 }
 
