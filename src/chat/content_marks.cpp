@@ -38,38 +38,6 @@ bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
   return true;
 }
 
-// Sets the value of a key the dict (a fresh copy) already holds, in place: no new key string.
-void replace_value(Value& d, std::string_view key, Value v) {
-  for (auto& [k, x] : d.dict_obj().entries)
-    if (k.is_str() && k.str() == key) {
-      x = std::move(v);
-      return;
-    }
-  conv::set(d, key, std::move(v));
-}
-
-Value mark_text(const Value& v, MarkedMessages& out, bool escape_probe) {
-  if (!v.is_str() || v.str().empty()) return v;
-  out.texts.emplace_back(v.str());
-  return Value::string(marker(out.texts.size() - 1, escape_probe));
-}
-
-// Every string inside an arguments object (keys stay: they are the schema's names).
-Value mark_tree(const Value& v, MarkedMessages& out, bool escape_probe) {
-  if (v.is_str()) return mark_text(v, out, escape_probe);
-  if (v.is_list()) {
-    std::vector<Value> items;
-    for (const auto& x : v.items()) items.push_back(mark_tree(x, out, escape_probe));
-    return Value::list(std::move(items));
-  }
-  if (v.is_dict()) {
-    Value d = Value::dict();
-    for (const auto& [k, x] : v.dict_obj().entries) d.dict_obj().set(k, mark_tree(x, out, escape_probe));
-    return d;
-  }
-  return v;
-}
-
 }  // namespace
 
 bool read_marker_at(std::string_view s, size_t at, MarkerAt& out) {
@@ -99,67 +67,11 @@ bool read_marker_at(std::string_view s, size_t at, MarkerAt& out) {
   return false;
 }
 
-MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
-  MarkedMessages out;
-  std::vector<Value> list;
-  if (!messages.is_list()) {
-    out.messages = messages;
-    return out;
-  }
-  for (const auto& m : messages.items()) {
-    if (!m.is_dict()) {
-      list.push_back(m);
-      continue;
-    }
-    Value c = conv::copy_dict(m);
-    if (const Value* content = conv::get(m, "content")) {
-      if (content->is_str()) {
-        replace_value(c, "content", mark_text(*content, out, escape_probe));
-      } else if (content->is_list()) {
-        std::vector<Value> parts;
-        for (const auto& part : content->items()) {
-          const Value* t = conv::get(part, "text");
-          if (!t || !t->is_str()) {
-            parts.push_back(part);
-            continue;
-          }
-          Value p = conv::copy_dict(part);
-          replace_value(p, "text", mark_text(*t, out, escape_probe));
-          parts.push_back(p);
-        }
-        replace_value(c, "content", Value::list(std::move(parts)));
-      }
-    }
-    if (const Value* r = conv::get(m, "reasoning_content")) replace_value(c, "reasoning_content", mark_text(*r, out, escape_probe));
-    if (const Value* calls = conv::get(m, "tool_calls"); calls && calls->is_list()) {
-      std::vector<Value> cs;
-      for (const auto& call : calls->items()) {
-        const Value* fn = conv::get(call, "function");
-        const Value* args = fn ? conv::get(*fn, "arguments") : nullptr;
-        if (!args) {
-          cs.push_back(call);
-          continue;
-        }
-        Value f = conv::copy_dict(*fn);
-        replace_value(f, "arguments", mark_tree(*args, out, escape_probe));
-        Value cc = conv::copy_dict(call);
-        replace_value(cc, "function", f);
-        cs.push_back(cc);
-      }
-      replace_value(c, "tool_calls", Value::list(std::move(cs)));
-    }
-    list.push_back(c);
-  }
-  out.messages = Value::list(std::move(list));
-  return out;
-}
-
 namespace {
 
-// mark_message_texts' walk, told to a visitor (keep it in step with mark_message_texts above:
-// the render cache checks that both give the same texts when it learns a shape). The copy's
-// entries come in the message's order, the texts are numbered as mark_message_texts numbers
-// them: a message's content, then its reasoning, then its calls' arguments.
+// The walk of the marked copy, told to a visitor: the copy's entries come in the message's
+// order, the texts are numbered a message's content, then its reasoning, then its calls'
+// arguments (strings at any depth; keys stay, they are the schema's names).
 class MarkedWalk {
  public:
   MarkedWalk(MarkedVisitor& v, bool escape_probe) : v_(v), probe_(escape_probe) {}
@@ -269,6 +181,67 @@ class MarkedWalk {
 
 bool walk_marked_messages(const Value& messages, bool escape_probe, MarkedVisitor& visit) {
   return MarkedWalk(visit, escape_probe).messages(messages);
+}
+
+namespace {
+
+// The marked copy built from the walk: a container is filled as its items arrive; values the
+// copy keeps as they are stay shared with the messages.
+class MarkedCopy final : public MarkedVisitor {
+ public:
+  explicit MarkedCopy(MarkedMessages& out) : out_(out) {}
+  bool keep(const Value& v) override {
+    put(v);
+    return true;
+  }
+  void list(size_t n) override { open(Value::list({}), n); }
+  void dict(size_t n) override { open(Value::dict(), n); }
+  bool key(const Value& k) override {
+    open_.back().key = k;
+    return true;
+  }
+  void text(size_t index, std::string_view text, std::string_view marker) override {
+    if (out_.texts.size() <= index) out_.texts.resize(index + 1);
+    out_.texts[index] = std::string(text);
+    put(Value::string(marker));
+  }
+
+ private:
+  struct Open {
+    Value container;
+    size_t left;  // items still to come
+    Value key;    // a dict's key waiting for its value
+  };
+  void open(Value c, size_t n) {
+    if (n == 0) put(std::move(c));
+    else open_.push_back({std::move(c), n, Value()});
+  }
+  void put(Value v) {
+    for (;;) {
+      if (open_.empty()) {
+        out_.messages = std::move(v);
+        return;
+      }
+      Open& o = open_.back();
+      if (o.container.is_list()) o.container.list_obj().items.push_back(std::move(v));
+      else o.container.dict_obj().set(o.key, std::move(v));
+      if (--o.left > 0) return;
+      v = std::move(o.container);
+      open_.pop_back();
+    }
+  }
+
+  MarkedMessages& out_;
+  std::vector<Open> open_;
+};
+
+}  // namespace
+
+MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
+  MarkedMessages out;
+  MarkedCopy copy(out);
+  walk_marked_messages(messages, escape_probe, copy);
+  return out;
 }
 
 namespace {
