@@ -59,14 +59,13 @@ TemplateDialect dialect_for_template(const std::string& src, const Value& specia
 }
 
 Value detect_report(const std::string& src, const Value& special_tokens) {
-  chat::Capabilities caps = chat::detect_capabilities(src, special_tokens);
   TemplateProbe probe(src, special_tokens);
-  return report(caps, resolve(src, probe, &caps));
+  return report(probe.capabilities(), resolve(src, probe, &probe.capabilities()));
 }
 
 Value check_report(const std::string& src, const Value& special_tokens, bool* ok, bool infer_only) {
-  chat::Capabilities caps = chat::detect_capabilities(src, special_tokens);
   TemplateProbe probe(src, special_tokens);
+  const chat::Capabilities& caps = probe.capabilities();
   Resolution r = resolve(src, probe, &caps, infer_only);
   Value out = report(caps, r);
   *ok = true;
