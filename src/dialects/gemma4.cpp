@@ -190,7 +190,7 @@ class Gemma4Parser final : public scan::ParserBase {
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, {kCallOpen, kChannelOpen, "<|tool_response>", "<turn|>"}, false, eof);
+        int k = text_until(sink, {kCallOpen, kChannelOpen, "<|tool_response>", "<turn|>"}, TextKind::Content, eof);
         if (k < 0) return false;
         if (k == 0) {
           start_recording(kCallOpen);
@@ -212,7 +212,7 @@ class Gemma4Parser final : public scan::ParserBase {
         return true;
       }
       case St::Reasoning: {
-        int k = text_until(sink, {kChannelClose}, true, eof);
+        int k = text_until(sink, {kChannelClose}, TextKind::Reasoning, eof);
         if (k < 0) return false;
         st_ = St::Content;
         return true;

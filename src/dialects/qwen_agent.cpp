@@ -44,12 +44,12 @@ class QwenAgentParser final : public scan::ThinkParser {
         st_ = St::Content;
         return true;
       case St::Content: {
-        int k = text_until(sink, kMarkers, false, eof);
+        int k = text_until(sink, kMarkers, TextKind::Content, eof);
         if (k < 0) return false;
         if (kind(k) == kStop) {
           st_ = St::Done;
         } else if (kind(k) == kArgs) {
-          emit_text(sink, kMarkers[k], false);  // ✿ARGS✿ without a function: plain text
+          emit_text(sink, kMarkers[k], TextKind::Content);  // ✿ARGS✿ without a function: plain text
         } else {
           start_recording(kMarkers[k]);
           name_.clear();

@@ -48,7 +48,7 @@ class ReactParser final : public scan::ParserBase {
       }
       case St::Text: {
         size_t before = pos_;
-        int k = text_until(sink, lines_, reasoning_, eof);
+        int k = text_until(sink, lines_, reasoning_ ? TextKind::Reasoning : TextKind::Content, eof);
         if (!reasoning_ && pos_ - before > (k >= 0 ? lines_[k].size() : 0)) content_seen_ = true;
         if (k < 0) return false;
         on_label(sink, k, std::string(lines_[k]));
@@ -175,7 +175,7 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::Final:
-        text_until(sink, {}, false, eof);
+        text_until(sink, {}, TextKind::Content, eof);
         return false;
       case St::Done:
         // Text after the model's own "Observation:" is a made-up tool result: dropped like a stop word.
@@ -264,14 +264,14 @@ class ReactParser final : public scan::ParserBase {
         st_ = St::Name;
         break;
       case Label::Input:  // no Action before it: plain text
-        emit_text(sink, text, reasoning_);
+        emit_text(sink, text, reasoning_ ? TextKind::Reasoning : TextKind::Content);
         break;
       case Label::Observation:
         st_ = St::Done;
         break;
       case Label::Final:
         // The line break before the label separates the answer from content already given.
-        if (!reasoning_ && content_seen_) emit_text(sink, "\n", false);
+        if (!reasoning_ && content_seen_) emit_text(sink, "\n", TextKind::Content);
         reasoning_ = false;
         after_space_ = St::Final;
         st_ = St::SkipSpace;

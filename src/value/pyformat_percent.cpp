@@ -59,7 +59,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
       else if (conv == 'o') { digits = big_digits(n, 8, false); if (alt) prefix = "0o"; }
       else digits = big_digits(n, 10, false);
       if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-      return layout_number(n.is_negative(), prefix, digits, "", sp, false);
+      return layout_number(n.is_negative(), prefix, digits, "", sp, Grouping::None);
     }
     if (v.is_int() || v.is_bool()) iv = v.int_like();
     else if (v.is_float() && (conv == 'd' || conv == 'i' || conv == 'u')) {
@@ -71,7 +71,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
         // Beyond int64: the float's exact integer value, as Python's int(float) prints it.
         std::string digits = c_format(std::fabs(t), 'f', 0, false);
         if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-        return layout_number(t < 0, "", digits, "", sp, false);
+        return layout_number(t < 0, "", digits, "", sp, Grouping::None);
       }
       iv = static_cast<int64_t>(t);
     } else if (conv == 'd' || conv == 'i' || conv == 'u') {
@@ -85,7 +85,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
     else if (conv == 'o') { digits = to_base(u, 8, false); if (alt) prefix = "0o"; }
     else digits = to_base(u, 10, false);
     if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-    return layout_number(iv < 0, prefix, digits, "", sp, false);
+    return layout_number(iv < 0, prefix, digits, "", sp, Grouping::None);
   }
   double d;
   if (v.is_float()) d = v.as_float();
@@ -93,8 +93,8 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
   else type_error(std::string("must be real number, not ") + type_name(v));
   if (prec < 0) prec = 6;
   bool neg = std::signbit(d) && !std::isnan(d);
-  std::string body = float_body(std::fabs(d), conv, prec, alt, false);
-  return layout_number(neg, "", body, "", sp, false);
+  std::string body = float_body(std::fabs(d), conv, prec, alt, BareG::AsIs);
+  return layout_number(neg, "", body, "", sp, Grouping::None);
 }
 
 }  // namespace
