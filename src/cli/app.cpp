@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -43,6 +45,47 @@ std::string describe_error(const Error& e) {
 }
 
 int exit_code_of(const Error& e) { return is_template_failure(e) ? kTemplate : kFailed; }
+
+CLI::Validator whole_number(uint64_t min, uint64_t max) {
+  std::string range = max == UINT64_MAX ? "of at least " + std::to_string(min)
+                                        : "from " + std::to_string(min) + " to " + std::to_string(max);
+  std::string desc = max != UINT64_MAX ? "INT in [" + std::to_string(min) + " - " + std::to_string(max) + "]"
+                     : min == 0        ? "NONNEGATIVE"
+                                       : "POSITIVE";
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        uint64_t v = 0;
+        bool ok = !text.empty() && text.size() <= 20;
+        for (char c : text) {
+          if (!ok) break;
+          unsigned d = static_cast<unsigned char>(c) - '0';
+          ok = d <= 9 && v <= (UINT64_MAX - d) / 10;
+          v = v * 10 + d;
+        }
+        if (ok && v >= min && v <= max) return "";
+        return "expected a whole number " + range + ", got '" + text + "'";
+      },
+      desc);
+}
+
+CLI::Validator seconds(Zero zero) {
+  constexpr double kMax = 1e9;
+  std::string range = std::string(zero == Zero::Allowed ? "from 0" : "above 0") + " to 1000000000";
+  return CLI::Validator(
+      [zero, range](std::string& text) -> std::string {
+        double v = 0;
+        size_t used = 0;
+        bool ok = !text.empty();
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+        ok = ok && used == text.size() && std::isfinite(v) && v <= kMax && (v > 0 || (v == 0 && zero == Zero::Allowed));
+        return ok ? "" : "expected a number of seconds " + range + ", got '" + text + "'";
+      },
+      zero == Zero::Allowed ? "NONNEGATIVE" : "POSITIVE");
+}
 
 int run_verb(const std::string& verb, const std::function<int()>& body) {
   const std::string who = "toolchat " + verb + ": ";

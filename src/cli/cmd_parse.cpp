@@ -97,7 +97,7 @@ Verb add_parse(CLI::App& root) {
   app->add_option("--tools", a->tools, "JSON file: a list of tools or an object holding \"tools\" (checks call names)");
   app->add_flag("--reasoning-open", a->reasoning_open, "the prompt left the model inside its reasoning block");
   app->add_option("--chunk", a->chunk, "feed N bytes at a time, as a stream would (0: all at once)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   app->add_flag("--events", a->events, "print the event stream as JSON lines instead of the message");
   app->add_option("--seed", a->seed, "seed of the generated call ids, for reproducible output (default: random)");
   app->add_option("FILE", a->input, "the model output (default: standard input)");

@@ -178,6 +178,34 @@ class UsageErrors(unittest.TestCase):
         p = run("parse", "--dialect", "hermez", stdin="")
         self.assertIn("did you mean 'hermes'?", p.stderr)
 
+    def test_numbers_out_of_their_range_are_refused_by_name_with_the_range(self):
+        # CLI11's own checks read every value as a double: an unsigned option took -1 (wrapped to
+        # 2^64 - 1, no limit at all), a timeout took nan or 1e300, and the message printed
+        # "0.000000 to 17976931348623157081...".
+        serve = ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--port", "0"]
+        for args, option, wanted in [
+                (serve + ["--max-tools", "-1"], "--max-tools", "a whole number of at least 0"),
+                (serve + ["--max-body-bytes", "99999999999999999999999"], "--max-body-bytes", "a whole number of at least 1"),
+                (serve + ["--max-messages", "0"], "--max-messages", "a whole number of at least 1"),
+                (serve + ["--request-timeout", "nan"], "--request-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--backend-timeout", "1e300"], "--backend-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--connect-timeout", "0"], "--connect-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--retry-after", "-1"], "--retry-after", "a number of seconds from 0 to 1000000000"),
+                (serve[:-1] + ["abc"], "--port", "a whole number from 0 to 65535"),
+                (["parse", "--dialect", "hermes", "--chunk", "1.5"], "--chunk", "a whole number of at least 0"),
+                (["render", "--template", MODEL, "--context", MESSAGES, "--repeat", "-1"], "--repeat", "a whole number of at least 0"),
+                (["convert", "--from", "sharegpt", "--model", MODEL, "--max-length", "0", SHAREGPT, "-"], "--max-length",
+                 "a whole number of at least 1"),
+                (["tokenize", "--tokenizer", "x", "--threads", "0"], "--threads", "a whole number from 1 to 256")]:
+            p = run(*args, stdin="")
+            self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
+            self.assertIn(f"{option}: expected {wanted}, got '{args[args.index(option) + 1]}'", p.stderr, args)
+            self.assertNotIn("0.000000", p.stderr, args)
+        # The same check holds for a value from the environment.
+        p = run(*serve, env={"TOOLCHAT_MAX_TOOLS": "-1"})
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--max-tools: expected a whole number of at least 0, got '-1'", p.stderr)
+
 
 class Environment(unittest.TestCase):
     def test_a_services_settings_do_not_leak_into_other_verbs(self):
