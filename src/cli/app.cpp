@@ -10,6 +10,7 @@
 #include <new>
 
 #include "chat/template_source.hpp"
+#include "toolchat/dialects.hpp"
 #include "toolchat/jinja.hpp"
 #include "value/json.hpp"
 
@@ -210,6 +211,19 @@ std::string pretty_json(const Value& v) {
   o.indent = "  ";
   o.sort_keys = true;
   return json::dumps(v, o) + "\n";
+}
+
+const dialects::Dialect& dialect_named(const std::string& name) {
+  if (const dialects::Dialect* d = dialects::find(name)) return *d;
+  std::string names;
+  std::vector<std::string> all;
+  for (const auto* x : dialects::all()) {
+    names += (names.empty() ? "" : ", ") + std::string(x->name);
+    all.emplace_back(x->name);
+  }
+  std::string near = nearest(name, all);
+  throw UsageError("unknown dialect '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                   " (known: " + names + ")");
 }
 
 }  // namespace toolchat::cli

@@ -15,6 +15,10 @@
 #include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
 
+namespace toolchat::dialects {
+struct Dialect;
+}
+
 namespace toolchat::cli {
 
 // The exit codes of every verb (README, "Exit codes").
@@ -93,6 +97,10 @@ std::string describe_error(const Error& e);
 
 // The nearest candidate to `word` by edit distance when it is close enough to be a typo, else "".
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
+
+// The registered dialect called `name` (--dialect of parse and serve); UsageError naming the
+// nearest name and all of them when there is none.
+const dialects::Dialect& dialect_named(const std::string& name);
 
 // --template PATH [--name NAME] [--tokens FILE], shared by detect, check and parse.
 struct TemplateOptions {

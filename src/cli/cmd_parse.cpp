@@ -44,19 +44,7 @@ int run_parse(const ParseArgs& a) {
   if (!a.dialect == !a.template_path) throw UsageError("give exactly one of --dialect NAME or --template PATH");
   dialects::ParserFactory make;
   if (a.dialect) {
-    const dialects::Dialect* d = dialects::find(*a.dialect);
-    if (!d) {
-      std::string names;
-      std::vector<std::string> all;
-      for (const auto* x : dialects::all()) {
-        names += (names.empty() ? "" : ", ") + std::string(x->name);
-        all.emplace_back(x->name);
-      }
-      std::string near = nearest(*a.dialect, all);
-      throw UsageError("unknown dialect '" + *a.dialect + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                       " (known: " + names + ")");
-    }
-    make = dialects::parser_factory(*d);
+    make = dialects::parser_factory(dialect_named(*a.dialect));
   } else {
     // A registered family, else a dialect inferred from the template, else generic_json.
     chat::TemplateSet set = chat::load_templates(*a.template_path);

@@ -130,6 +130,12 @@ int run_serve(ServeArgs& a) {
   };
   if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && !cfg.dialect.empty()))
     throw UsageError("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
+  if (!cfg.dialect.empty()) dialect_named(cfg.dialect);
+  try {
+    gateway::check_backend_url(cfg.backend_url);
+  } catch (const Error& e) {
+    throw UsageError("--backend: " + e.message());
+  }
   gateway::ServeStop stop;
   SignalStop signals(stop);
   return gateway::serve(

@@ -171,12 +171,18 @@ class UsageErrors(unittest.TestCase):
                      # the friendly form's options would be ignored by the oracle form: refused
                      ["render", "--template", MODEL, "--context", MESSAGES, "--tools", MESSAGES],
                      ["render", "--template", MODEL, "--context", MESSAGES, "--add-generation-prompt"],
-                     ["parse", "--dialect", "hermes", "--name", "tool_use"]]:
+                     ["parse", "--dialect", "hermes", "--name", "tool_use"],
+                     # serve's --dialect and --backend are command-line values too (they were exit 1)
+                     ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--dialect", "hermez", "--port", "0"],
+                     ["serve", "--model", MODEL, "--backend", "127.0.0.1:9", "--port", "0"]]:
             p = run(*args, stdin="")
             self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
             self.assertEqual(p.stdout, "", args)
-        p = run("parse", "--dialect", "hermez", stdin="")
-        self.assertIn("did you mean 'hermes'?", p.stderr)
+        for verb in (["parse"], ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--port", "0"]):
+            p = run(*verb, "--dialect", "hermez", stdin="")
+            self.assertIn("unknown dialect 'hermez'; did you mean 'hermes'?", p.stderr, verb)
+        p = run("serve", "--model", MODEL, "--backend", "127.0.0.1:9", "--port", "0")
+        self.assertIn("--backend: backend URL must start with http:// or https:// (got '127.0.0.1:9')", p.stderr)
 
     def test_numbers_out_of_their_range_are_refused_by_name_with_the_range(self):
         # CLI11's own checks read every value as a double: an unsigned option took -1 (wrapped to
