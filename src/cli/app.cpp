@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <new>
 
 #include "chat/template_source.hpp"
@@ -88,17 +89,22 @@ CLI::Validator seconds(Zero zero) {
       zero == Zero::Allowed ? "NONNEGATIVE" : "POSITIVE");
 }
 
+int output_written(const std::string& who, int code) {
+  // Output that did not reach its file or pipe (disk full, a closed pipe) is work that failed,
+  // whoever wrote it: the verbs write through stdio, CLI11's help and version through std::cout.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(),
+                 errno ? std::strerror(errno) : "write error");
+    return kFailed;
+  }
+  return code;
+}
+
 int run_verb(const std::string& verb, const std::function<int()>& body) {
   const std::string who = "toolchat " + verb + ": ";
   try {
-    int code = body();
-    // Output that did not reach its file or pipe (disk full, a closed pipe) is work that failed,
-    // whichever verb wrote it.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "%scannot write the output: %s\n", who.c_str(), std::strerror(errno));
-      return kFailed;
-    }
-    return code;
+    return output_written("toolchat " + verb, body());
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s%s\nRun 'toolchat %s --help' for the options.\n", who.c_str(), e.what(), verb.c_str());
     return kUsage;

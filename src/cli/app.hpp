@@ -79,6 +79,10 @@ std::string env_prefix(const std::string& verb);
 // exit code. A template error prints FILE:LINE:COL, the line and a caret.
 int run_verb(const std::string& verb, const std::function<int()>& body);
 
+// `code`, or kFailed after "WHO: cannot write the output: REASON" on stderr when standard output
+// (stdio or std::cout) did not take everything written to it.
+int output_written(const std::string& who, int code);
+
 // The exit code for a library error: kTemplate when the template failed, else kFailed.
 int exit_code_of(const Error& e);
 

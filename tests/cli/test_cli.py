@@ -127,6 +127,19 @@ class Help(unittest.TestCase):
         version = re.search(r"project\(toolchat VERSION ([0-9.]+)", read(os.path.join(ROOT, "CMakeLists.txt"))).group(1)
         self.assertEqual(p.stdout.strip(), version)
 
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_output_that_cannot_be_written_is_exit_1_for_help_version_and_verbs(self):
+        # A full disk behind stdout: help and version said nothing and exited 0.
+        for args, who in [(["--help"], "toolchat"), (["--version"], "toolchat"), (["detect", "--help"], "toolchat detect"),
+                          (["completion", "bash"], "toolchat completion"),
+                          (["detect", "--template", MODEL], "toolchat detect")]:
+            full_env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCHAT_")}
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([TOOLCHAT, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=full_env,
+                                   cwd=ROOT, timeout=60)
+            self.assertEqual(p.returncode, 1, args)
+            self.assertIn(who + ": cannot write the output: No space left on device", p.stderr, args)
+
     def test_no_verb_is_a_usage_error(self):
         p = run()
         self.assertEqual(p.returncode, 2)
