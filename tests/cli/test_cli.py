@@ -132,7 +132,8 @@ class Help(unittest.TestCase):
         # A full disk behind stdout: help and version said nothing and exited 0.
         for args, who in [(["--help"], "toolchat"), (["--version"], "toolchat"), (["detect", "--help"], "toolchat detect"),
                           (["completion", "bash"], "toolchat completion"),
-                          (["detect", "--template", MODEL], "toolchat detect")]:
+                          (["detect", "--template", MODEL], "toolchat detect"),
+                          (["convert", "--from", "sharegpt", "--model", MODEL, SHAREGPT, "-"], "toolchat convert")]:
             full_env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCHAT_")}
             with open("/dev/full", "w") as full:
                 p = subprocess.run([TOOLCHAT, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=full_env,
