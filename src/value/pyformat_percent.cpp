@@ -97,6 +97,40 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
   return layout_number(neg, "", body, "", sp, Grouping::None);
 }
 
+// %s, %r, %a: str(), repr() or ascii(), cut to `prec` code points, padded to `width`.
+std::string percent_text(const Value& v, char conv, bool minus, int64_t width, int64_t prec) {
+  std::string s = conv == 's' ? py_str(v) : conv == 'r' ? py_repr(v) : ascii_repr(v);
+  if (prec >= 0 && pystr::length(s) > prec) s = pystr::slice(s, 0, prec);
+  int64_t len = pystr::length(s);
+  if (width > len) {
+    if (minus) { s.append(static_cast<size_t>(width - len), ' '); }
+    else s.insert(0, static_cast<size_t>(width - len), ' ');
+  }
+  return s;
+}
+
+// %c: a one-character string or a code point, padded to `width`.
+std::string percent_char(const Value& v, bool minus, int64_t width) {
+  std::string s;
+  if (v.is_str()) {
+    if (pystr::length(v.str()) != 1) type_error("%c requires int or char");
+    s = v.str();
+  } else if (v.is_int() || v.is_bool()) {
+    int64_t c = v.int_like();
+    if (c < 0 || c > 0x10ffff) throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
+    s = uni::encode(static_cast<char32_t>(c));
+  } else if (v.is_bigint()) {
+    throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
+  } else {
+    type_error("%c requires int or char");
+  }
+  if (width > 1) {
+    if (minus) s.append(static_cast<size_t>(width - 1), ' ');
+    else s.insert(0, static_cast<size_t>(width - 1), ' ');
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string percent(const std::string& fmt, const Value& args, size_t max_bytes) {
@@ -191,38 +225,12 @@ std::string percent(const std::string& fmt, const Value& args, size_t max_bytes)
       Value v = ctx.next();
       std::string piece;
       switch (conv) {
-        case 's': case 'r': case 'a': {
-          std::string s = conv == 's' ? py_str(v) : conv == 'r' ? py_repr(v) : ascii_repr(v);
-          if (prec >= 0 && pystr::length(s) > prec) s = pystr::slice(s, 0, prec);
-          int64_t len = pystr::length(s);
-          if (width > len) {
-            if (minus) { s.append(static_cast<size_t>(width - len), ' '); }
-            else s.insert(0, static_cast<size_t>(width - len), ' ');
-          }
-          out += s;
+        case 's': case 'r': case 'a':
+          out += percent_text(v, static_cast<char>(conv), minus, width, prec);
           continue;
-        }
-        case 'c': {
-          std::string s;
-          if (v.is_str()) {
-            if (pystr::length(v.str()) != 1) type_error("%c requires int or char");
-            s = v.str();
-          } else if (v.is_int() || v.is_bool()) {
-            int64_t c = v.int_like();
-            if (c < 0 || c > 0x10ffff) throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
-            s = uni::encode(static_cast<char32_t>(c));
-          } else if (v.is_bigint()) {
-            throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
-          } else {
-            type_error("%c requires int or char");
-          }
-          if (width > 1) {
-            if (minus) s.append(static_cast<size_t>(width - 1), ' ');
-            else s.insert(0, static_cast<size_t>(width - 1), ' ');
-          }
-          out += s;
+        case 'c':
+          out += percent_char(v, minus, width);
           continue;
-        }
         case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
         case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
           out += percent_number(v, static_cast<char>(conv), minus, plus, space, alt, zero, width, prec);
