@@ -42,21 +42,26 @@ def ctags(files):
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
-def bool_params(signature):
-    """How many parameters of a ctags signature "(bool a, int b = 0, ...)" are bool."""
-    inner = signature.strip()[1:-1]
-    depth, cur, params = 0, "", []
-    for c in inner:
+def split_top_level(text):
+    """The comma-separated parts of `text`, commas inside brackets (<>, (), [], {}) kept."""
+    depth, cur, parts = 0, "", []
+    for c in text:
         if c in "<([{":
             depth += 1
         elif c in ">)]}":
             depth -= 1
         if c == "," and depth == 0:
-            params.append(cur)
+            parts.append(cur)
             cur = ""
         else:
             cur += c
-    params.append(cur)
+    parts.append(cur)
+    return parts
+
+
+def bool_params(signature):
+    """How many parameters of a ctags signature "(bool a, int b = 0, ...)" are bool."""
+    params = split_top_level(signature.strip()[1:-1])
     return sum(1 for p in params if re.match(r"\s*(const\s+)?bool\b(?!\s*[*&])", p))
 
 
@@ -99,25 +104,15 @@ def strip_comments_and_strings(text):
 
 def call_args(text, open_paren):
     """Top-level arguments of the call whose '(' is at open_paren, or None when unbalanced."""
-    depth, cur, args, i = 0, "", [], open_paren
-    while i < len(text):
-        c = text[i]
-        if c in "([{":
+    depth = 0
+    for i in range(open_paren, len(text)):
+        if text[i] in "([{":
             depth += 1
-            if depth > 1:
-                cur += c
-        elif c in ")]}":
+        elif text[i] in ")]}":
             depth -= 1
             if depth == 0:
-                args.append(cur)
-                return args
-            cur += c
-        elif c == "," and depth == 1:
-            args.append(cur)
-            cur = ""
-        else:
-            cur += c
-        i += 1
+                # '<' and '>' are comparisons in arguments, not brackets: split on ( [ { only.
+                return split_top_level(text[open_paren + 1:i].replace("<", " ").replace(">", " "))
     return None
 
 
