@@ -541,6 +541,18 @@ class Parse(Tmp):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout), self.parse("--seed", "3"))
 
+    def test_a_bad_tool_is_refused_alike_by_parse_and_render(self):
+        # parse read the list's shape only, so a tool that render refused was taken (and ignored).
+        for bad, why in [([1], "[0]: expected object"), ([{"type": "function"}], "[0]: missing function")]:
+            path = self.path("bad_tools.json")
+            write(path, json.dumps({"tools": bad}))
+            for args in (["parse", "--dialect", "hermes", "--tools", path],
+                         ["render", "--model", MODEL, "--messages", MESSAGES, "--tools", path]):
+                p = run(*args, stdin=HERMES_OUT)
+                self.assertEqual(p.returncode, 1, f"{args}: {p.stderr}")
+                self.assertIn(f"{path}: {why}", p.stderr, args)
+                self.assertEqual(p.stdout, "", args)
+
     def test_tools_file_both_shapes(self):
         with open(MESSAGES, encoding="utf-8") as f:
             tools = json.load(f)["tools"]
