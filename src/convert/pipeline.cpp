@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "convert/row_reader.hpp"
 #include "convert/token_rows.hpp"
 #include "value/files.hpp"
 #include "value/json.hpp"
@@ -325,8 +326,9 @@ void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
                   RowResult& r) {
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
   Value row;
+  static thread_local RowReader reader;  // members repeated from row to row are read once
   try {
-    row = json::parse(line);
+    row = reader.read(line);
   } catch (const Error& e) {
     ++r.stats.rows;
     ++r.stats.bad;

@@ -223,7 +223,7 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
   if (!im.on) return real();
   ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
   std::vector<std::string_view>& texts = im.texts;
-  const bool keyed = marked_messages_key(messages, shape_key, texts) && shape_key.add(variables);
+  const bool keyed = marked_messages_key(messages, shape_key, texts) && shape_key.add_with_known(variables);
   if (!keyed) {  // not cached (a value JSON cannot hold); the texts, whole, for the count
     chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
     texts.assign(marked.texts.begin(), marked.texts.end());
