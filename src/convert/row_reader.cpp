@@ -91,6 +91,15 @@ const Value* KnownValues::find(std::string_view text) const {
   return nullptr;
 }
 
+const Value* KnownValues::find_suffix(std::string_view s, size_t& size) const {
+  for (const Entry& e : entries_)
+    if (e.text.size() <= s.size() && std::memcmp(e.text.data(), s.data() + s.size() - e.text.size(), e.text.size()) == 0) {
+      size = e.text.size();
+      return &e.value;
+    }
+  return nullptr;
+}
+
 void KnownValues::learn(std::string_view text, const Value& v) {
   Entry e{std::string(text), v, ++last_id_};
   if (entries_.size() < kKnownEntries) {
@@ -154,8 +163,76 @@ Value RowReader::read_whole(std::string_view line, bool learn) {
   return row;
 }
 
+// A line `HEAD, "k1": K1, ..., "kn": Kn}` whose K are known texts is what json::parse reads when
+// `HEAD}` parses as an object with none of the keys k: the grammar has one reading of a text, and
+// this cut is one. A cut that is not (the K text inside a string, say) leaves a HEAD that does
+// not parse, and the line is read the other way.
+bool RowReader::read_known_tail(std::string_view line, Value& row) {
+  const KnownValues& known = KnownValues::this_thread();
+  size_t end = line.size();
+  while (end > 0 && json_space(line[end - 1])) --end;
+  if (end == 0 || line[end - 1] != '}') return false;
+  --end;
+  tail_.clear();
+  bool whole = false;  // every member is known: no head
+  for (;;) {
+    size_t e = end;
+    while (e > 0 && json_space(line[e - 1])) --e;
+    size_t size = 0;
+    const Value* v = known.find_suffix(line.substr(0, e), size);
+    if (!v) break;
+    size_t k = e - size;
+    while (k > 0 && json_space(line[k - 1])) --k;
+    if (k == 0 || line[k - 1] != ':') return false;
+    --k;
+    while (k > 0 && json_space(line[k - 1])) --k;
+    if (k == 0 || line[k - 1] != '"') return false;
+    const size_t close = k - 1;
+    if (close == 0) return false;
+    const size_t open = line.rfind('"', close - 1);
+    if (open == std::string_view::npos || open == 0) return false;
+    const std::string_view key = line.substr(open + 1, close - open - 1);
+    for (char c : key)
+      if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) return false;
+    for (const auto& [other, _] : tail_)
+      if (other == key) return false;
+    tail_.emplace_back(key, v);
+    size_t b = open;
+    while (b > 0 && json_space(line[b - 1])) --b;
+    if (b == 0) return false;
+    end = b - 1;
+    if (line[end] == '{') {
+      whole = true;
+      break;
+    }
+    if (line[end] != ',') return false;
+  }
+  if (tail_.empty()) return false;
+  if (whole) {
+    for (size_t i = 0; i < end; ++i)
+      if (!json_space(line[i])) return false;
+    row = Value::dict();
+  } else {
+    head_.assign(line.data(), end);
+    head_ += '}';
+    try {
+      row = json::parse(head_);
+    } catch (const Error&) {
+      return false;
+    }
+    if (!row.is_dict() || row.dict_obj().entries.empty()) return false;  // "{ , ..." is no object
+    for (const auto& [key, _] : tail_)
+      if (row.dict_obj().find(key)) return false;  // a repeated key
+  }
+  for (size_t i = tail_.size(); i-- > 0;) row.dict_obj().set(Value::string(tail_[i].first), *tail_[i].second);
+  return true;
+}
+
 Value RowReader::read(std::string_view line) {
-  if (line.size() > json::ReadLimits{}.max_bytes || !split(line)) return json::parse(line);
+  if (line.size() > json::ReadLimits{}.max_bytes) return json::parse(line);
+  Value row;
+  if (read_known_tail(line, row)) return row;
+  if (!split(line)) return json::parse(line);
   KnownValues& known = KnownValues::this_thread();
   // Every member other than the messages known, or the line is read whole (and its members
   // learned): a member is shared only once a whole line held it, so its text is known to parse.
@@ -163,7 +240,7 @@ Value RowReader::read(std::string_view line) {
     if (m.key != "messages" && m.text.size() >= kKnownMinBytes && !known.find(m.text)) return read_whole(line, true);
   json::ReadLimits inner;
   inner.max_depth -= 1;  // the members sit one level down in the line
-  Value row = Value::dict();
+  row = Value::dict();
   DictObj& d = row.dict_obj();
   try {
     for (const Member& m : members_) {

@@ -27,6 +27,8 @@ class KnownValues {
 
   // The value read before from exactly this text, or nullptr.
   const Value* find(std::string_view text) const;
+  // A value whose text ends `s` (its length in `size`), or nullptr.
+  const Value* find_suffix(std::string_view s, size_t& size) const;
   // Remembers a value read from `text` (the oldest is forgotten past a few).
   void learn(std::string_view text, const Value& v);
   // The number of a value held here (the object itself, not an equal one); 0 for any other. A
@@ -59,7 +61,12 @@ class RowReader {
   };
   bool split(std::string_view line);  // the top-level object's members, or false (read whole)
   Value read_whole(std::string_view line, bool learn);
+  // Known members at the end of the line, found from its end (no scan of what comes before, the
+  // messages); the rest read as an object of its own. False when the line does not end so.
+  bool read_known_tail(std::string_view line, Value& row);
   std::vector<Member> members_;
+  std::vector<std::pair<std::string_view, const Value*>> tail_;  // last member first
+  std::string head_;  // the line up to the known members, closed
 };
 
 }  // namespace toolchat::convert

@@ -58,6 +58,18 @@ TEST(ConvertRowReader, ReadsWhatJsonParseReads) {
       R"({"messages": [], "tools": )" + kTools,                             // cut short
       "{\"messages\": [\"\xff\"], \"tools\": " + kTools + "}",              // not UTF-8
       "{\"messages\": [\"a\tb\"], \"tools\": " + kTools + "}",              // a raw control character
+      // Known members found from the end of the line:
+      R"({"tools": )" + kTools + "}",                                       // no other member
+      R"({ , "tools": )" + kTools + "}",                                    // no member before the comma
+      R"({"tools": [], "tools": )" + kTools + "}",                          // the key twice
+      R"({"tool\u0073": [], "tools": )" + kTools + "}",                     // ... once escaped
+      R"({"a": "x", "tools": )" + kTools + R"(, "b": )" + kTools + "\t}\r\n",  // two known, spaces around
+      R"({"a": "x\", \"tools\": )" + kTools + "\"}",                        // the known text inside a string
+      R"({"a": {"tools": )" + kTools + "}}",                                // ... inside another member
+      R"({"a": "x", "tools" )" + kTools + "}",                              // no colon
+      R"({"a": "x" "tools": )" + kTools + "}",                              // no comma
+      R"({"a": "x",, "tools": )" + kTools + "}",                            // two commas
+      R"(["a", "tools": )" + kTools + "}",                                  // not an object before it
       nested(510),
       nested(511),  // the row is 512 deep: the limit
       nested(512),  // 513: too deep, in the line's own words
