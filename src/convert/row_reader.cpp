@@ -146,19 +146,22 @@ bool RowReader::split(std::string_view s) {
   }
 }
 
-Value RowReader::read_whole(std::string_view line, bool learn) {
+Value RowReader::read_whole(std::string_view line) {
   Value row = json::parse(line);
-  if (learn && row.is_dict()) {
-    KnownValues& known = KnownValues::this_thread();
-    for (const Member& m : members_) {
-      if (m.key == "messages" || m.text.size() < kKnownMinBytes) continue;
-      const Value* v = row.dict_obj().find(m.key);
-      if (!v) continue;
-      if (const Value* shared = known.find(m.text))
-        row.dict_obj().set(Value::string(m.key), *shared);  // one object per text, as read() shares it
-      else
-        known.learn(m.text, *v);
-    }
+  if (!row.is_dict()) return row;
+  bool others = false;  // members worth sharing (containers besides the messages)?
+  for (const auto& [k, v] : row.dict_obj().entries)
+    others = others || ((v.is_list() || v.is_dict()) && !(k.is_str() && k.str() == "messages"));
+  if (!others || !split(line)) return row;
+  KnownValues& known = KnownValues::this_thread();
+  for (const Member& m : members_) {
+    if (m.key == "messages" || m.text.size() < kKnownMinBytes) continue;
+    const Value* v = row.dict_obj().find(m.key);
+    if (!v) continue;
+    if (const Value* shared = known.find(m.text))
+      row.dict_obj().set(Value::string(m.key), *shared);  // one object per text, as the tail path shares it
+    else
+      known.learn(m.text, *v);
   }
   return row;
 }
@@ -229,28 +232,9 @@ bool RowReader::read_known_tail(std::string_view line, Value& row) {
 }
 
 Value RowReader::read(std::string_view line) {
-  if (line.size() > json::ReadLimits{}.max_bytes) return json::parse(line);
   Value row;
-  if (read_known_tail(line, row)) return row;
-  if (!split(line)) return json::parse(line);
-  KnownValues& known = KnownValues::this_thread();
-  // Every member other than the messages known, or the line is read whole (and its members
-  // learned): a member is shared only once a whole line held it, so its text is known to parse.
-  for (const Member& m : members_)
-    if (m.key != "messages" && m.text.size() >= kKnownMinBytes && !known.find(m.text)) return read_whole(line, true);
-  json::ReadLimits inner;
-  inner.max_depth -= 1;  // the members sit one level down in the line
-  row = Value::dict();
-  DictObj& d = row.dict_obj();
-  try {
-    for (const Member& m : members_) {
-      const Value* shared = m.text.size() >= kKnownMinBytes && m.key != "messages" ? known.find(m.text) : nullptr;
-      d.set(Value::string(m.key), shared ? *shared : json::parse(m.text, inner));
-    }
-  } catch (const Error&) {
-    return json::parse(line);  // the error as the whole line gives it (positions in the line)
-  }
-  return row;
+  if (line.size() <= json::ReadLimits{}.max_bytes && read_known_tail(line, row)) return row;
+  return read_whole(line);
 }
 
 }  // namespace toolchat::convert

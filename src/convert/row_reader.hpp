@@ -1,13 +1,14 @@
 // Reading the JSON lines of a dataset whose rows repeat most of their members: the tools list
 // (often half of a line) is the same text on row after row. RowReader::read gives what
 // json::parse gives (the same value, the same Error), but a top-level member other than
-// "messages" whose text equals one already read is not parsed again: the row shares the value
-// read before (KnownValues). Values are never changed once read (the template engine's sandbox
-// is immutable), so sharing one is the same as reading it again.
+// "messages" whose text equals one read before is the value read before (KnownValues): not
+// parsed again when it ends the line (found from the end, the rest read as an object of its
+// own), else parsed and replaced by it. Values are never changed once read (the template
+// engine's sandbox is immutable), so sharing one is the same as reading it again.
 //
 // Shared values also make the per-row keys cheap: a key writes a known value as its number
-// (ValueKey::add_known), not its text; the same number means the same object, so the same value.
-// One KnownValues per thread (values are counted without atomics).
+// (ValueKey::add_with_known), not its contents; the same number is the same object, so the same
+// value. One KnownValues per thread (values are counted without atomics).
 #pragma once
 
 #include <cstddef>
@@ -59,8 +60,9 @@ class RowReader {
   struct Member {
     std::string_view key, text;
   };
-  bool split(std::string_view line);  // the top-level object's members, or false (read whole)
-  Value read_whole(std::string_view line, bool learn);
+  bool split(std::string_view line);  // the top-level object's members (texts), or false
+  // json::parse(line), its members learned or replaced by the known values of their texts.
+  Value read_whole(std::string_view line);
   // Known members at the end of the line, found from its end (no scan of what comes before, the
   // messages); the rest read as an object of its own. False when the line does not end so.
   bool read_known_tail(std::string_view line, Value& row);
