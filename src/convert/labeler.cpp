@@ -497,9 +497,11 @@ class CodePoints {
 };
 
 // `label` then the number, into buf; returns the end.
-char* put_number(char* buf, std::string_view label, size_t n) {
-  std::memcpy(buf, label.data(), label.size());
-  return std::to_chars(buf + label.size(), buf + label.size() + 24, n).ptr;
+// (A literal label: its length is known where it is copied.)
+template <size_t N>
+char* put_number(char* buf, const char (&label)[N], size_t n) {
+  std::memcpy(buf, label, N - 1);
+  return std::to_chars(buf + N - 1, buf + N - 1 + 24, n).ptr;
 }
 
 }  // namespace
