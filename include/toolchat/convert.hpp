@@ -99,6 +99,10 @@ struct LabelOptions {
   // checked to pass the texts through unchanged (src/convert/render_cache.hpp): the same rows,
   // several times faster. Off: every conversation is rendered n + a times.
   bool reuse_renders = true;
+  // Mismatch reasons with where the texts part ("..., at char 12: 'x' vs 'y'"). Off: the reason
+  // leaves those details out (the summary groups reasons without them), saving their cost on
+  // every turn that is not served; `toolchat convert` keeps them only to list mismatches.
+  bool reason_details = true;
 };
 
 // A byte range of a row's text; role is the message's role.

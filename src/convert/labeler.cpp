@@ -148,7 +148,7 @@ struct TurnOutcome {
 // With {% generation %}: the turn's spans (starting in its run [lo, hi)) must start where the
 // prompt ends, the prompt being a prefix of the text.
 TurnOutcome check_generation_turn(const std::string& text, const std::string& prompt, const std::vector<Interval>& gen,
-                                  size_t lo, size_t hi) {
+                                  size_t lo, size_t hi, bool details) {
   TurnOutcome t;
   std::vector<Interval> mine;
   for (const auto& g : gen)
@@ -156,7 +156,7 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
   if (mine.empty()) {
     t.check.reason = "no {% generation %} span in this turn";
   } else if (text.compare(0, prompt.size(), prompt) != 0) {
-    t.check.reason = "the prompt for this turn is not a prefix of the text, " + where(prompt, text);
+    t.check.reason = "the prompt for this turn is not a prefix of the text, " + (details ? where(prompt, text) : "");
   } else if (prompt.size() != mine.front().begin) {
     t.check.reason = "the generation span starts at char " +
                      std::to_string(cp_count(std::string_view(text).substr(0, mine.front().begin))) +
@@ -171,11 +171,11 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
 // Without: the target is what `upto` (the conversation ending with the turn) adds to the prompt;
 // prompt + target must be a prefix of the text and the target must show the message.
 TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, const std::string& upto,
-                            const Value& message) {
+                            const Value& message, bool details) {
   TurnOutcome t;
   std::string& reason = t.check.reason;
   if (upto.compare(0, prompt.size(), prompt) != 0) {
-    reason = "the generation prompt is not how this turn starts, " + where(prompt, upto);
+    reason = "the generation prompt is not how this turn starts, " + (details ? where(prompt, upto) : "");
     return t;
   }
   size_t p = prompt.size();
@@ -187,11 +187,11 @@ TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, 
   std::string dropped = dropped_from_turn(message, std::string_view(upto).substr(p, e - p));
   if (text.compare(0, p, prompt) != 0) {
     reason = "later turns change how earlier ones render (the prompt for this turn is not a prefix of the text, " +
-             where(prompt, text) + ")";
+             (details ? where(prompt, text) : "") + ")";
     t.rewritten = dropped.empty();
   } else if (text.compare(p, e - p, upto, p, e - p) != 0) {
     reason = "the turn renders differently once later turns follow, " +
-             where(upto.substr(0, e), text.substr(0, std::min(text.size(), e)));
+             (details ? where(upto.substr(0, e), text.substr(0, std::min(text.size(), e))) : "");
     t.rewritten = dropped.empty();
   } else if (!dropped.empty()) {
     reason = "the template does not show this turn's " + dropped + " (see --polyfill)";
@@ -448,9 +448,9 @@ Labeled Labeler::label(const Sample& sample) {
     const chat::CaseResult& upto = prefix(i + 1);
     TurnOutcome t;
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
-    else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1]);
+    else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1], o.reason_details);
     else if (!upto.ok) t.check.reason = "the conversation ending with this turn does not render (" + failure(upto) + ")";
-    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i]);
+    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i], o.reason_details);
     TurnCheck& tc = t.check;
     tc.message = i;
     const Interval target = t.target;

@@ -366,6 +366,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, const RowIo& io) {
     if (!cfg.tokenizer.empty()) tokenizer.emplace(tokenize::Tokenizer::load(cfg.tokenizer));
     LabelOptions label = cfg.label;
     label.locate_texts = label.locate_texts || tokenizer.has_value();
+    label.reason_details = label.reason_details && cfg.list_mismatches;  // else only reason_kind is shown
     for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
   };
   if (io.blocking) io.blocking(load);
