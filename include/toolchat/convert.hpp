@@ -149,6 +149,9 @@ class Labeler {
 
   // Throws Error when the conversation does not render (the template's own error).
   Labeled label(const Sample& sample);
+  // The same, but a conversation that does not render returns false with that Error in `failed`
+  // (other errors, a row the template set cannot take, still throw).
+  bool label(const Sample& sample, Labeled& out, std::optional<Error>& failed);
 
  private:
   struct Impl;

@@ -373,6 +373,13 @@ std::string failure(const chat::CaseResult& r) { return r.error + ": " + r.messa
 }  // namespace
 
 Labeled Labeler::label(const Sample& sample) {
+  Labeled out;
+  std::optional<Error> failed;
+  if (!label(sample, out, failed)) throw *failed;
+  return out;
+}
+
+bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
   Impl& im = *impl_;
   const LabelOptions& o = im.opts;
   Conversation cv = im.prepare(sample);
@@ -380,7 +387,7 @@ Labeled Labeler::label(const Sample& sample) {
   const Value& messages = cv.messages;
   const std::vector<std::string>& roles = cv.roles;
   const size_t n = messages.items().size();
-  Labeled out;
+  out = Labeled{};
   out.template_name = cv.template_name;
   Compiled& c = im.get(cv.template_name);
 
@@ -420,7 +427,10 @@ Labeled Labeler::label(const Sample& sample) {
       im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
-  if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
+  if (!full.ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
+    failed.emplace(error_kind_from_name(full.error), "template: " + full.message);
+    return false;
+  }
   const std::string& text = full.text;
 
   // The conversation's first k messages: rendered[k] (keys[k] = {k, false}) for k < n, the text for n.
@@ -471,7 +481,7 @@ Labeled Labeler::label(const Sample& sample) {
   std::vector<Span> spans = build_spans(roles, bounds, std::move(train));
   out.rows.insert(out.rows.begin(), Row{std::move(full.text), std::move(spans), {}, 0, std::move(text_json)});
   if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
-  return out;
+  return true;
 }
 
 namespace {

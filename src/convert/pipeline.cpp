@@ -257,8 +257,12 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
     return;
   }
   Labeled l;
+  std::optional<Error> failed;
   try {
-    l = labeler.label(sample);
+    if (!labeler.label(sample, l, failed)) {
+      bad(*failed, std::string(error_kind_name(failed->kind())) + ": " + failed->message());
+      return;
+    }
   } catch (const Error& e) {
     bad(e, std::string(error_kind_name(e.kind())) + ": " + e.message());
     return;
