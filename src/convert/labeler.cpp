@@ -304,18 +304,18 @@ struct Labeler::Impl {
 
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
   // failing leaves the rest out.
-  std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
-                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges,
-                                        std::string* first_json) {
+  // Into `out` (the renders of the row before: their buffers are reused).
+  void renders(std::vector<chat::CaseResult>& out, Compiled& c, const Value& ctx, const Value& messages,
+               const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges, std::string* first_json) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
-    std::vector<chat::CaseResult> out;
+    if (c.cache) return c.cache->renders(out, messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
+    out.clear();
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
       if (out.size() == 1 && !out.front().ok) break;
     }
-    return out;
   }
+  std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
 
   Conversation prepare(const Sample& sample) {
     const LabelOptions& o = opts;
@@ -423,8 +423,8 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
     }
   const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
   std::string text_json;  // the text escaped for row_json, when the cache put it together
-  std::vector<chat::CaseResult> rendered =
-      im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
+  std::vector<chat::CaseResult>& rendered = im.rendered;
+  im.renders(rendered, c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
   if (!full.ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
