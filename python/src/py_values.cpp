@@ -60,25 +60,23 @@ Value convert_int(PyObject* o) {
 
 Converter::~Converter() {
   for (unsigned i = 0; i < nkeys_; ++i) {
-    Key& k = keys_[used_[i]];
-    Py_DECREF(k.obj);
-    k.value.~Value();
+    Py_DECREF(key_obj_[used_[i]]);
+    key_value_[used_[i]].value.~Value();
   }
 }
 
 Value Converter::key(PyObject* k) {
   // Objects are 16-byte aligned: the bits above those pick the slot.
   for (unsigned i = static_cast<unsigned>(reinterpret_cast<uintptr_t>(k) >> 4) % kSlots;; i = (i + 1) % kSlots) {
-    Key& slot = keys_[i];
-    if (slot.obj == k) return slot.value;
-    if (slot.obj) continue;
+    if (key_obj_[i] == k) return key_value_[i].value;
+    if (key_obj_[i]) continue;
     Value v = str_value(k);
     if (nkeys_ < kMaxKeys) {
       // The reference keeps the object (so its address) ours while it is in the table, even if
       // Python code run between conversions (a tool function's schema) drops the dict holding it.
       Py_INCREF(k);
-      slot.obj = k;
-      new (&slot.value) Value(v);
+      key_obj_[i] = k;
+      new (&key_value_[i].value) Value(v);
       used_[nkeys_++] = static_cast<uint8_t>(i);
     }
     return v;

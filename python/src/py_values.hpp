@@ -37,16 +37,14 @@ class Converter {
   Value key(PyObject* k);
   // Open addressing on the key object's address; at most kMaxKeys keys are kept (a call with
   // more distinct keys converts the others each time they occur).
-  static constexpr unsigned kSlots = 128, kMaxKeys = 64;
-  struct Key {
-    PyObject* obj = nullptr;
-    union {  // constructed where obj is set
-      Value value;
-    };
-    Key() {}
-    ~Key() {}
+  static constexpr unsigned kSlots = 64, kMaxKeys = 40;
+  PyObject* key_obj_[kSlots] = {};
+  union Slot {  // constructed where key_obj_ is set
+    Value value;
+    Slot() {}
+    ~Slot() {}
   };
-  Key keys_[kSlots];
+  Slot key_value_[kSlots];
   uint8_t used_[kMaxKeys];  // the slots set, for the destructor
   unsigned nkeys_ = 0;
 };
