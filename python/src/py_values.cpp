@@ -31,6 +31,16 @@ std::string key_step(const Value& key) {
   return "[" + py_repr(key) + "]";
 }
 
+// A compact ASCII str (most of them): its characters are its UTF-8. Python knows whether a str is
+// ASCII: the Value is told, so the engine never scans it for that.
+inline Value ascii_str(PyObject* str) {
+  const auto n = static_cast<size_t>(PyUnicode_GET_LENGTH(str));
+  const char* p = static_cast<const char*>(PyUnicode_DATA(str));
+  StrObj* s = StrObj::make(n, [&](char* d) { std::memcpy(d, p, n); });
+  s->ascii = 1;
+  return Value(s);
+}
+
 Value convert_int(PyObject* o) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -136,7 +146,7 @@ Value Converter::sequence(PyObject* o, int depth) {
 
 Value Converter::convert(PyObject* o, int depth) {
   // The most common first; each check but the float's reads a type flag.
-  if (PyUnicode_Check(o)) return str_value(o);
+  if (PyUnicode_Check(o)) return PyUnicode_IS_COMPACT_ASCII(o) ? ascii_str(o) : str_value(o);
   const bool dict = PyDict_Check(o), seq = !dict && (PyList_Check(o) || PyTuple_Check(o));
   if (dict || seq) {
     if (depth >= kMaxDepth)
@@ -163,14 +173,7 @@ Value Converter::operator()(PyObject* obj, std::string_view root) {
 }
 
 Value str_value(PyObject* str) {
-  // Python knows whether a str is ASCII: the Value is told, so the engine never scans it for that.
-  if (PyUnicode_IS_COMPACT_ASCII(str)) {
-    const auto n = static_cast<size_t>(PyUnicode_GET_LENGTH(str));
-    const char* p = static_cast<const char*>(PyUnicode_DATA(str));
-    StrObj* s = StrObj::make(n, [&](char* d) { std::memcpy(d, p, n); });
-    s->ascii = 1;
-    return Value(s);
-  }
+  if (PyUnicode_IS_COMPACT_ASCII(str)) return ascii_str(str);
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(str, &n);  // kept by the str: encoded once per object
   Value v = p ? Value::string(std::string_view(p, static_cast<size_t>(n))) : Value::string(utf8(str));
