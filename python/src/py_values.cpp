@@ -97,10 +97,13 @@ Value Converter::dict(PyObject* o, int depth) {
   auto* d = new DictObj();
   Value out(d);
   auto& entries = d->entries;
-  entries.reserve(static_cast<size_t>(PyDict_GET_SIZE(o)));
+  const Py_ssize_t n = PyDict_GET_SIZE(o);
+  entries.reserve(static_cast<size_t>(n));
   PyObject *k, *v;
   Py_ssize_t pos = 0;
-  while (PyDict_Next(o, &pos, &k, &v)) {
+  // n entries, without the call that only finds the end (PyDict_Next checks its bounds itself,
+  // should Python code run here change the dict: an int subclass's __str__).
+  for (Py_ssize_t i = 0; i < n && PyDict_Next(o, &pos, &k, &v); ++i) {
     Value key;
     if (PyUnicode_CheckExact(k)) {
       key = this->key(k);
