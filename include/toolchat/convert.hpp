@@ -99,6 +99,10 @@ struct LabelOptions {
   // checked to pass the texts through unchanged (src/convert/render_cache.hpp): the same rows,
   // several times faster. Off: every conversation is rendered n + a times.
   bool reuse_renders = true;
+  // Mismatch reasons with where the texts part ("..., at char 12: 'x' vs 'y'"). Off: the reason
+  // leaves those details out (the summary groups reasons without them), saving their cost on
+  // every turn that is not served; `toolchat convert` keeps them only to list mismatches.
+  bool reason_details = true;
 };
 
 // A byte range of a row's text; role is the message's role.
@@ -145,6 +149,9 @@ class Labeler {
 
   // Throws Error when the conversation does not render (the template's own error).
   Labeled label(const Sample& sample);
+  // The same, but a conversation that does not render returns false with that Error in `failed`
+  // (other errors, a row the template set cannot take, still throw).
+  bool label(const Sample& sample, Labeled& out, std::optional<Error>& failed);
 
  private:
   struct Impl;

@@ -86,13 +86,13 @@ void TemplateHandle::index_names() {
   for (const auto& name : model.names()) {
     if (model.compile_error(name)) continue;  // not listed: every variable is converted, and the render raises
     std::vector<std::string> names = jinja::Template::compile(model.source(name)).uses().names;
-    names_read[name] = std::unordered_set<std::string>(names.begin(), names.end());
+    names_read[name] = NameSet(names.begin(), names.end());
   }
 }
 
-bool TemplateHandle::may_read(const std::string& template_name, std::string_view name) const {
+const TemplateHandle::NameSet* TemplateHandle::names_of(const std::string& template_name) const {
   auto it = names_read.find(template_name);
-  return it == names_read.end() || it->second.count(std::string(name)) > 0;
+  return it == names_read.end() ? nullptr : &it->second;
 }
 
 namespace {
@@ -217,7 +217,7 @@ void check_tools(PyObject* tools) {
       bad_tool(item_of(tools, i), "tools[" + std::to_string(i) + "]");
 }
 
-Value tools_value(PyObject* tools) {
+Value tools_value(PyObject* tools, Converter& to_value) {
   check_tools(tools);
   const Py_ssize_t n = size_of(tools);
   bool all_dicts = true;
@@ -250,18 +250,20 @@ void check_documents(PyObject* documents) {
 
 // The arguments read; `messages` is still a Python object (one conversation or a batch).
 struct ApplyArgs {
+  Converter to_value;  // every argument of the call, with one table of dict keys
   PyObject* messages = nullptr;
   chat::ChatCall call;  // all but messages
   std::optional<std::string> template_name;
   std::optional<std::string> template_source;  // chat_template= a template's text
 };
 
-ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* args, Py_ssize_t nargs,
+                     PyObject* kwnames) {
   PyObject* slot[kApplyParamCount] = {};
   if (nargs > kApplyParamCount)
     throw pyb::type_error("apply() takes from 1 to 5 positional arguments but " + std::to_string(nargs) + " were given");
   for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
-  ApplyArgs a;
+  Converter& to_value = a.to_value;
   a.template_name = h.name;
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
@@ -314,16 +316,17 @@ ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssi
   a.messages = slot[0];
   const bool tools_given = slot[1] && slot[1] != Py_None;
   // What the chosen template cannot read is not converted (only checked as transformers checks it).
-  std::string chosen = a.template_source ? std::string() : h.model.select(a.template_name, tools_given);
-  auto may_read = [&](std::string_view var) { return a.template_source || h.may_read(chosen, var); };
+  const TemplateHandle::NameSet* read =
+      a.template_source ? nullptr : h.names_of(h.model.select(a.template_name, tools_given));
+  auto may_read = [&](std::string_view var) { return !read || read->find(var) != read->end(); };
   a.call.kwargs.reserve(variables.size());
   for (auto [key, value] : variables) {
     std::string_view name = name_of(key);
-    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, std::string(name)));
+    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, name));
   }
   if (tools_given) {
     if (may_read("tools")) {
-      a.call.tools = tools_value(slot[1]);
+      a.call.tools = tools_value(slot[1], to_value);
     } else {
       check_tools(slot[1]);
       a.call.tools = Value::list();  // given, so the tool_use template stays chosen
@@ -339,16 +342,15 @@ ApplyArgs read_apply_args(const TemplateHandle& h, PyObject* const* args, Py_ssi
     if (truth < 0) throw pyb::error_already_set();
     a.call.continue_final_message = truth != 0;
   }
-  return a;
 }
 
 // One conversation rendered; the GIL is released from the render to the freeing of its values.
-pyb::object apply_conversation(const TemplateHandle& h, const ApplyArgs& a, PyObject* messages,
-                               const std::string& where) {
+// `call` is the arguments' call (its messages filled in here), or a copy of it in a batch.
+pyb::object apply_conversation(const TemplateHandle& h, ApplyArgs& a, chat::ChatCall call, PyObject* messages,
+                               std::string_view where) {
   if (!is_sequence(messages))
-    throw pyb::type_error(where + ": expected a list of message dicts, not " + Py_TYPE(messages)->tp_name);
-  chat::ChatCall call = a.call;
-  call.messages = to_value(messages, where);
+    throw pyb::type_error(std::string(where) + ": expected a list of message dicts, not " + Py_TYPE(messages)->tp_name);
+  call.messages = a.to_value(messages, where);
   const TemplateHandle* use = &h;
   std::shared_ptr<TemplateHandle> from_source;
   if (a.template_source) {
@@ -375,19 +377,20 @@ pyb::object apply_conversation(const TemplateHandle& h, const ApplyArgs& a, PyOb
 }
 
 pyb::object apply(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  ApplyArgs a = read_apply_args(h, args, nargs, kwnames);
+  ApplyArgs a;
+  read_apply_args(a, h, args, nargs, kwnames);
   // A batch (a list of conversations) gives a list of texts, as apply_chat_template does.
   PyObject* m = a.messages;
   if (is_sequence(m) && size_of(m) > 0 && is_sequence(item_of(m, 0))) {
     const Py_ssize_t n = size_of(m);
     pyb::list out(n);
     for (Py_ssize_t i = 0; i < n && i < size_of(m); ++i) {
-      pyb::object text = apply_conversation(h, a, item_of(m, i), "messages[" + std::to_string(i) + "]");
+      pyb::object text = apply_conversation(h, a, a.call, item_of(m, i), "messages[" + std::to_string(i) + "]");
       PyList_SET_ITEM(out.ptr(), i, text.release().ptr());
     }
     return out;
   }
-  return apply_conversation(h, a, m, "messages");
+  return apply_conversation(h, a, std::move(a.call), m, "messages");
 }
 
 PyObject* apply_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,10 +26,16 @@ struct TemplateHandle {
   std::string path;
   // Per template name: the names it looks up (jinja::Template::uses). A variable not among them is
   // never read by that template, so apply does not convert it, as Jinja2 never reads it.
-  std::unordered_map<std::string, std::unordered_set<std::string>> names_read;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+  std::unordered_map<std::string, NameSet> names_read;
 
-  // Whether template `template_name` may read variable `name` (true when unsure).
-  bool may_read(const std::string& template_name, std::string_view name) const;
+  // The names template `template_name` looks up; null when unknown (it did not compile: every
+  // variable may be read).
+  const NameSet* names_of(const std::string& template_name) const;
   void index_names();
 
   // Renders an oracle-form context, text only (GIL held on entry; released while rendering).

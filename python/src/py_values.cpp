@@ -31,23 +31,15 @@ std::string key_step(const Value& key) {
   return "[" + py_repr(key) + "]";
 }
 
-// Per conversion: the dict keys already converted, by object. A conversation repeats the same
-// key objects ("role", "content", "type" ... are interned by Python), so each becomes one shared
-// string instead of one allocation per occurrence.
-struct KeyCache {
-  static constexpr size_t kMax = 64;
-  std::vector<std::pair<PyObject*, Value>> keys;
-  Value get(PyObject* k) {
-    for (const auto& [obj, v] : keys)
-      if (obj == k) return v;
-    Value v = str_value(k);
-    if (keys.empty()) keys.reserve(16);
-    if (keys.size() < kMax) keys.emplace_back(k, v);
-    return v;
-  }
-};
-
-Value convert(PyObject* o, int depth, KeyCache& keys);
+// A compact ASCII str (most of them): its characters are its UTF-8. Python knows whether a str is
+// ASCII: the Value is told, so the engine never scans it for that.
+inline Value ascii_str(PyObject* str) {
+  const auto n = static_cast<size_t>(PyUnicode_GET_LENGTH(str));
+  const char* p = static_cast<const char*>(PyUnicode_DATA(str));
+  StrObj* s = StrObj::make(n, [&](char* d) { std::memcpy(d, p, n); });
+  s->ascii = 1;
+  return Value(s);
+}
 
 Value convert_int(PyObject* o) {
   int overflow = 0;
@@ -74,61 +66,95 @@ Value convert_int(PyObject* o) {
   }
 }
 
-Value convert_dict(PyObject* o, int depth, KeyCache& keys) {
-  Value d = Value::dict();
-  auto& entries = d.dict_obj().entries;
-  entries.reserve(static_cast<size_t>(PyDict_GET_SIZE(o)));
+}  // namespace
+
+Converter::~Converter() {
+  for (unsigned i = 0; i < nkeys_; ++i) {
+    Py_DECREF(key_obj_[used_[i]]);
+    key_value_[used_[i]].value.~Value();
+  }
+}
+
+Value Converter::key(PyObject* k) {
+  // Objects are 16-byte aligned: the bits above those pick the slot.
+  for (unsigned i = static_cast<unsigned>(reinterpret_cast<uintptr_t>(k) >> 4) % kSlots;; i = (i + 1) % kSlots) {
+    if (key_obj_[i] == k) return key_value_[i].value;
+    if (key_obj_[i]) continue;
+    Value v = str_value(k);
+    if (nkeys_ < kMaxKeys) {
+      // The reference keeps the object (so its address) ours while it is in the table, even if
+      // Python code run between conversions (a tool function's schema) drops the dict holding it.
+      Py_INCREF(k);
+      key_obj_[i] = k;
+      new (&key_value_[i].value) Value(v);
+      used_[nkeys_++] = static_cast<uint8_t>(i);
+    }
+    return v;
+  }
+}
+
+Value Converter::dict(PyObject* o, int depth) {
+  auto* d = new DictObj();
+  Value out(d);
+  auto& entries = d->entries;
+  const Py_ssize_t n = PyDict_GET_SIZE(o);
+  entries.reserve(static_cast<size_t>(n));
   PyObject *k, *v;
   Py_ssize_t pos = 0;
-  while (PyDict_Next(o, &pos, &k, &v)) {
+  // n entries, without the call that only finds the end (PyDict_Next checks its bounds itself,
+  // should Python code run here change the dict: an int subclass's __str__).
+  for (Py_ssize_t i = 0; i < n && PyDict_Next(o, &pos, &k, &v); ++i) {
     Value key;
     if (PyUnicode_CheckExact(k)) {
-      key = keys.get(k);
+      key = this->key(k);
     } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
-      key = convert(k, depth + 1, keys);
+      key = convert(k, depth + 1);
     } else {
       throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};
     }
     try {
       // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
       // appended as is; the dict's index is built when first needed.
-      Value val = convert(v, depth + 1, keys);
+      Value val = convert(v, depth + 1);
       entries.emplace_back(std::move(key), std::move(val));
     } catch (PathError& e) {
       e.path = key_step(key) + e.path;
       throw;
     }
   }
-  return d;
+  return out;
 }
 
-Value convert_sequence(PyObject* o, int depth, KeyCache& keys) {
+Value Converter::sequence(PyObject* o, int depth) {
   const bool tuple = PyTuple_Check(o);
   Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
-  std::vector<Value> items;
+  auto* l = new ListObj();
+  Value out(l);
+  l->lkind = tuple ? ListKind::Tuple : ListKind::List;
+  auto& items = l->items;
   items.reserve(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     // A list may change size during conversion only through other threads; re-check the bound.
     if (!tuple && i >= PyList_GET_SIZE(o)) break;
     PyObject* item = tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i);
     try {
-      items.push_back(convert(item, depth + 1, keys));
+      items.push_back(convert(item, depth + 1));
     } catch (PathError& e) {
       e.path = "[" + std::to_string(i) + "]" + e.path;
       throw;
     }
   }
-  return Value::list(std::move(items), tuple ? ListKind::Tuple : ListKind::List);
+  return out;
 }
 
-Value convert(PyObject* o, int depth, KeyCache& keys) {
+Value Converter::convert(PyObject* o, int depth) {
   // The most common first; each check but the float's reads a type flag.
-  if (PyUnicode_Check(o)) return str_value(o);
+  if (PyUnicode_Check(o)) return PyUnicode_IS_COMPACT_ASCII(o) ? ascii_str(o) : str_value(o);
   const bool dict = PyDict_Check(o), seq = !dict && (PyList_Check(o) || PyTuple_Check(o));
   if (dict || seq) {
     if (depth >= kMaxDepth)
       throw PathError{false, "", "nested deeper than " + std::to_string(kMaxDepth) + " levels (a container that holds itself?)"};
-    return dict ? convert_dict(o, depth, keys) : convert_sequence(o, depth, keys);
+    return dict ? this->dict(o, depth) : sequence(o, depth);
   }
   if (o == Py_None) return Value::none();
   if (PyBool_Check(o)) return Value::boolean(o == Py_True);
@@ -139,16 +165,18 @@ Value convert(PyObject* o, int depth, KeyCache& keys) {
                       Py_TYPE(o)->tp_name};
 }
 
-}  // namespace
+Value Converter::operator()(PyObject* obj, std::string_view root) {
+  try {
+    return convert(obj, 0);
+  } catch (const PathError& e) {
+    std::string where = std::string(root) + e.path;
+    if (e.type_error) throw pybind11::type_error(where + ": " + e.message);
+    throw pybind11::value_error(where + ": " + e.message);
+  }
+}
 
 Value str_value(PyObject* str) {
-  // Python knows whether a str is ASCII: the Value is told, so the engine never scans it for that.
-  if (PyUnicode_IS_COMPACT_ASCII(str)) {
-    Value v = Value::string(std::string_view(static_cast<const char*>(PyUnicode_DATA(str)),
-                                             static_cast<size_t>(PyUnicode_GET_LENGTH(str))));
-    v.str_obj()->ascii = 1;
-    return v;
-  }
+  if (PyUnicode_IS_COMPACT_ASCII(str)) return ascii_str(str);
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(str, &n);  // kept by the str: encoded once per object
   Value v = p ? Value::string(std::string_view(p, static_cast<size_t>(n))) : Value::string(utf8(str));
@@ -171,15 +199,9 @@ PyObject* to_str(std::string_view s) {
   return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
 }
 
-Value to_value(PyObject* obj, const std::string& root) {
-  try {
-    KeyCache keys;
-    return convert(obj, 0, keys);
-  } catch (const PathError& e) {
-    std::string where = root + e.path;
-    if (e.type_error) throw pybind11::type_error(where + ": " + e.message);
-    throw pybind11::value_error(where + ": " + e.message);
-  }
+Value to_value(PyObject* obj, std::string_view root) {
+  Converter convert;
+  return convert(obj, root);
 }
 
 namespace {

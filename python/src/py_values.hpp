@@ -6,7 +6,9 @@
 
 #include <Python.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "toolchat/value.hpp"
 
@@ -14,8 +16,41 @@ namespace toolchat::py {
 
 constexpr int kMaxDepth = 512;
 
-// `root` names the argument in error messages ("messages", "rows[3]").
-Value to_value(PyObject* obj, const std::string& root);
+// Converts the arguments of one call. Dict keys are converted once per key object: a conversation
+// repeats the same key objects ("role", "content", "type" ... interned by Python, or shared by one
+// json.loads), so each becomes one shared string. The table holds a reference to each key object,
+// so that its address stays its own; destroyed with the GIL held (the Values it made may be freed
+// without it, on the same thread, as long as it lives).
+class Converter {
+ public:
+  Converter() = default;
+  Converter(const Converter&) = delete;
+  Converter& operator=(const Converter&) = delete;
+  ~Converter();
+  // `root` names the argument in error messages ("messages", "rows[3]").
+  Value operator()(PyObject* obj, std::string_view root);
+
+ private:
+  Value convert(PyObject* o, int depth);
+  Value dict(PyObject* o, int depth);
+  Value sequence(PyObject* o, int depth);
+  Value key(PyObject* k);
+  // Open addressing on the key object's address; at most kMaxKeys keys are kept (a call with
+  // more distinct keys converts the others each time they occur).
+  static constexpr unsigned kSlots = 64, kMaxKeys = 40;
+  PyObject* key_obj_[kSlots] = {};
+  union Slot {  // constructed where key_obj_ is set
+    Value value;
+    Slot() {}
+    ~Slot() {}
+  };
+  Slot key_value_[kSlots];
+  uint8_t used_[kMaxKeys];  // the slots set, for the destructor
+  unsigned nkeys_ = 0;
+};
+
+// One argument on its own (a Converter for it alone).
+Value to_value(PyObject* obj, std::string_view root);
 // A new reference (nullptr with a Python error set when allocation fails).
 PyObject* to_python(const Value& v);
 

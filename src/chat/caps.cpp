@@ -1,5 +1,6 @@
 #include "chat/caps.hpp"
 
+#include <functional>
 #include <optional>
 
 #include "chat/conv_util.hpp"
@@ -333,36 +334,54 @@ Capabilities detect_capabilities(std::string_view source, const Value& special_t
 
 namespace {
 
-void check_text(std::vector<DropWarning>& out, std::string_view rendered, int64_t index,
-                const std::string& field, std::string_view text) {
-  std::string s = pystr::strip(text);
-  if (s.empty() || rendered.find(s) != std::string_view::npos) return;
-  // Shown as a JSON string (templates that apply tojson to text): the escaped form counts.
+// A field's name, made only for a warning (most checks find what they look for).
+using FieldName = std::function<std::string()>;
+
+// Whether the prompt shows a text, stripped: as it is, or escaped as in a JSON string
+// (templates that apply tojson to text). An empty text counts as shown.
+bool text_shown(std::string_view rendered, std::string_view text) {
+  auto plain = [](char c) { return static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7F; };
+  std::string stripped;
+  std::string_view s = text;
+  if (s.empty() || !plain(s.front()) || !plain(s.back())) {  // else strip would keep it as it is
+    stripped = pystr::strip(text);
+    s = stripped;
+  }
+  if (s.empty() || rendered.find(s) != std::string_view::npos) return true;
   std::string esc;
   json::dump_string(esc, s, false);
-  if (rendered.find(std::string_view(esc).substr(1, esc.size() - 2)) != std::string_view::npos) return;
-  out.push_back({"", index, field, field + " is not in the prompt"});
+  return rendered.find(std::string_view(esc).substr(1, esc.size() - 2)) != std::string_view::npos;
+}
+
+void dropped(std::vector<DropWarning>& out, int64_t index, const FieldName& field) {
+  std::string f = field();
+  out.push_back({"", index, f, f + " is not in the prompt"});
+}
+
+void check_text(std::vector<DropWarning>& out, std::string_view rendered, int64_t index, const FieldName& field,
+                std::string_view text) {
+  if (!text_shown(rendered, text)) dropped(out, index, field);
 }
 
 // An argument value: strings as they are; numbers and booleans as JSON or Python literals;
 // lists and dicts element by element.
-void check_arg(std::vector<DropWarning>& out, std::string_view rendered, int64_t index,
-               const std::string& field, const Value& v) {
+void check_arg(std::vector<DropWarning>& out, std::string_view rendered, int64_t index, const FieldName& field,
+               const Value& v) {
   if (v.is_str()) return check_text(out, rendered, index, field, v.str());
   if (v.is_list()) {
     for (size_t i = 0; i < v.items().size(); ++i)
-      check_arg(out, rendered, index, field + "[" + std::to_string(i) + "]", v.items()[i]);
+      check_arg(out, rendered, index, [&] { return field() + "[" + std::to_string(i) + "]"; }, v.items()[i]);
     return;
   }
   if (v.is_dict()) {
     for (const auto& [k, val] : v.dict_obj().entries)
-      check_arg(out, rendered, index, field + "." + py_str(k), val);
+      check_arg(out, rendered, index, [&] { return field() + "." + py_str(k); }, val);
     return;
   }
   if (v.is_none() || v.is_undefined()) return;
   std::string as_json = json::dumps(v), as_py = py_str(v);
   if (rendered.find(as_json) == std::string_view::npos && rendered.find(as_py) == std::string_view::npos)
-    out.push_back({"", index, field, field + " is not in the prompt"});
+    dropped(out, index, field);
 }
 
 }  // namespace
@@ -373,9 +392,9 @@ std::vector<DropWarning> find_dropped(const Value& context, std::string_view ren
   if (tools && tools->is_list()) {
     for (size_t i = 0; i < tools->items().size(); ++i) {
       const Value& fn = conv::call_function(tools->items()[i]);
-      std::string f = "tools[" + std::to_string(i) + "]";
-      check_text(out, rendered, -1, f + ".name", conv::get_str(fn, "name"));
-      check_text(out, rendered, -1, f + ".description", conv::get_str(fn, "description"));
+      auto f = [i] { return "tools[" + std::to_string(i) + "]"; };
+      check_text(out, rendered, -1, [&] { return f() + ".name"; }, conv::get_str(fn, "name"));
+      check_text(out, rendered, -1, [&] { return f() + ".description"; }, conv::get_str(fn, "description"));
     }
   }
   const Value* msgs = conv::get(context, "messages");
@@ -387,26 +406,27 @@ std::vector<DropWarning> find_dropped(const Value& context, std::string_view ren
     if (content && content->is_list()) {
       for (size_t j = 0; j < content->items().size(); ++j) {
         const Value* t = conv::get(content->items()[j], "text");
-        if (t && t->is_str()) check_text(out, rendered, idx, "content[" + std::to_string(j) + "].text", t->str());
+        if (t && t->is_str())
+          check_text(out, rendered, idx, [j] { return "content[" + std::to_string(j) + "].text"; }, t->str());
       }
     } else if (content && content->is_str()) {
-      check_text(out, rendered, idx, "content", content->str());
+      check_text(out, rendered, idx, [] { return std::string("content"); }, content->str());
     }
     if (const Value* r = conv::get(m, "reasoning_content"); r && r->is_str())
-      check_text(out, rendered, idx, "reasoning_content", r->str());
+      check_text(out, rendered, idx, [] { return std::string("reasoning_content"); }, r->str());
     const Value* calls = conv::get(m, "tool_calls");
     if (!calls || !calls->is_list()) continue;
     for (size_t j = 0; j < calls->items().size(); ++j) {
       const Value& fn = conv::call_function(calls->items()[j]);
-      std::string f = "tool_calls[" + std::to_string(j) + "].function";
-      check_text(out, rendered, idx, f + ".name", conv::get_str(fn, "name"));
+      auto f = [j] { return "tool_calls[" + std::to_string(j) + "].function"; };
+      check_text(out, rendered, idx, [&] { return f() + ".name"; }, conv::get_str(fn, "name"));
       if (const Value* a = conv::get(fn, "arguments")) {
         Value args = conv::arguments_object(*a);
         if (args.is_dict())
           for (const auto& [k, v] : args.dict_obj().entries)
-            check_arg(out, rendered, idx, f + ".arguments." + py_str(k), v);
+            check_arg(out, rendered, idx, [&] { return f() + ".arguments." + py_str(k); }, v);
         else
-          check_arg(out, rendered, idx, f + ".arguments", args);
+          check_arg(out, rendered, idx, [&] { return f() + ".arguments"; }, args);
       }
     }
   }

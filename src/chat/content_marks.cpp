@@ -2,6 +2,7 @@
 #include "chat/content_marks.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "chat/conv_util.hpp"
 #include "toolchat/json.hpp"
@@ -18,15 +19,17 @@ constexpr std::string_view kOpen = kMarkerOpen, kClose = "\xEE\x80\x81";
 // characters, so texts shown that way are not located by markers).
 constexpr std::string_view kProbe = "\nqQ<\"", kProbeJson = "\\nqQ<\\\"";
 
-std::string marker(size_t i, bool escape_probe) {
-  std::string digits = std::to_string(i), out(kOpen);
+// Marker i into `out` (replacing what it held, keeping its buffer: a walk makes one per text).
+void make_marker(std::string& out, size_t i, bool escape_probe) {
+  char digits[24];
+  const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, i).ptr - digits);
+  out.assign(kOpen);
   if (escape_probe) out += kProbe;
-  for (char d : digits) {
+  for (size_t k = 0; k < n; ++k) {
     out += "\xEE\x80";
-    out += static_cast<char>(0x90 + (d - '0'));
+    out += static_cast<char>(0x90 + (digits[k] - '0'));
   }
   out += kClose;
-  return out;
 }
 
 // The marker at `at` (its index and length), or false.
@@ -119,7 +122,7 @@ class MarkedWalk {
 
   bool text(const Value& x, size_t& at) {
     if (!x.is_str() || x.str().empty()) return v_.keep(x);
-    marker_ = marker(at, probe_);
+    make_marker(marker_, at, probe_);
     v_.text(at++, x.str(), marker_);
     return true;
   }

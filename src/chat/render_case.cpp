@@ -1,8 +1,29 @@
 #include "chat/render_case.hpp"
 
+#include "value/frozen.hpp"
 #include "value/pystr.hpp"
 
 namespace toolchat::chat {
+
+namespace {
+
+// The four variable names every call passes, made once and frozen: shared by every thread's
+// renders without counting (a call made four strings and freed them again).
+struct CallKeys {
+  Value messages = Value::string("messages"), tools = Value::string("tools"),
+        documents = Value::string("documents"), add_generation_prompt = Value::string("add_generation_prompt");
+  FrozenValues frozen;
+  CallKeys() {
+    for (const Value* v : {&messages, &tools, &documents, &add_generation_prompt}) frozen.freeze(*v);
+  }
+};
+
+const CallKeys& call_keys() {
+  static const CallKeys* keys = new CallKeys();  // never destroyed: renders may run until exit
+  return *keys;
+}
+
+}  // namespace
 
 ChatCall call_of(const Value& context) {
   if (!context.is_dict()) throw Error(ErrorKind::TypeError, "context must be a JSON object");
@@ -37,10 +58,11 @@ PreparedCase prepare_call(const ChatCall& c, const Value& special_tokens) {
   v.entries.reserve(4 + (special_tokens.is_dict() ? special_tokens.dict_obj().size() : 0) +
                     (own ? c.special_tokens.dict_obj().size() : 0) + c.kwargs.size());
   // Four distinct keys into an empty dict: appended, no lookups.
-  v.entries.emplace_back(Value::string("messages"), c.messages);
-  v.entries.emplace_back(Value::string("tools"), c.tools);
-  v.entries.emplace_back(Value::string("documents"), c.documents);
-  v.entries.emplace_back(Value::string("add_generation_prompt"), c.add_generation_prompt);
+  const CallKeys& keys = call_keys();
+  v.entries.emplace_back(keys.messages, c.messages);
+  v.entries.emplace_back(keys.tools, c.tools);
+  v.entries.emplace_back(keys.documents, c.documents);
+  v.entries.emplace_back(keys.add_generation_prompt, c.add_generation_prompt);
   if (special_tokens.is_dict())
     for (const auto& [k, val] : special_tokens.dict_obj().entries) v.set(k, val);
   if (own)

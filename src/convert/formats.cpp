@@ -165,7 +165,7 @@ class CheckedStructures {
   // True when `ctx` has the structure of a row that passed.
   bool known(const Value& ctx) {
     ValueKey key(buffer_, ValueKey::Strings::type_only);
-    if (!key.add(ctx)) return false;
+    if (!key.add_with_known(ctx)) return false;
     last_ = key.view();
     return seen_.count(last_) > 0;
   }

@@ -148,7 +148,7 @@ struct TurnOutcome {
 // With {% generation %}: the turn's spans (starting in its run [lo, hi)) must start where the
 // prompt ends, the prompt being a prefix of the text.
 TurnOutcome check_generation_turn(const std::string& text, const std::string& prompt, const std::vector<Interval>& gen,
-                                  size_t lo, size_t hi) {
+                                  size_t lo, size_t hi, bool details) {
   TurnOutcome t;
   std::vector<Interval> mine;
   for (const auto& g : gen)
@@ -156,7 +156,7 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
   if (mine.empty()) {
     t.check.reason = "no {% generation %} span in this turn";
   } else if (text.compare(0, prompt.size(), prompt) != 0) {
-    t.check.reason = "the prompt for this turn is not a prefix of the text, " + where(prompt, text);
+    t.check.reason = "the prompt for this turn is not a prefix of the text, " + (details ? where(prompt, text) : "");
   } else if (prompt.size() != mine.front().begin) {
     t.check.reason = "the generation span starts at char " +
                      std::to_string(cp_count(std::string_view(text).substr(0, mine.front().begin))) +
@@ -171,11 +171,11 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
 // Without: the target is what `upto` (the conversation ending with the turn) adds to the prompt;
 // prompt + target must be a prefix of the text and the target must show the message.
 TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, const std::string& upto,
-                            const Value& message) {
+                            const Value& message, bool details) {
   TurnOutcome t;
   std::string& reason = t.check.reason;
   if (upto.compare(0, prompt.size(), prompt) != 0) {
-    reason = "the generation prompt is not how this turn starts, " + where(prompt, upto);
+    reason = "the generation prompt is not how this turn starts, " + (details ? where(prompt, upto) : "");
     return t;
   }
   size_t p = prompt.size();
@@ -187,11 +187,11 @@ TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, 
   std::string dropped = dropped_from_turn(message, std::string_view(upto).substr(p, e - p));
   if (text.compare(0, p, prompt) != 0) {
     reason = "later turns change how earlier ones render (the prompt for this turn is not a prefix of the text, " +
-             where(prompt, text) + ")";
+             (details ? where(prompt, text) : "") + ")";
     t.rewritten = dropped.empty();
   } else if (text.compare(p, e - p, upto, p, e - p) != 0) {
     reason = "the turn renders differently once later turns follow, " +
-             where(upto.substr(0, e), text.substr(0, std::min(text.size(), e)));
+             (details ? where(upto.substr(0, e), text.substr(0, std::min(text.size(), e))) : "");
     t.rewritten = dropped.empty();
   } else if (!dropped.empty()) {
     reason = "the template does not show this turn's " + dropped + " (see --polyfill)";
@@ -304,18 +304,18 @@ struct Labeler::Impl {
 
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)
   // failing leaves the rest out.
-  std::vector<chat::CaseResult> renders(Compiled& c, const Value& ctx, const Value& messages,
-                                        const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges,
-                                        std::string* first_json) {
+  // Into `out` (the renders of the row before: their buffers are reused).
+  void renders(std::vector<chat::CaseResult>& out, Compiled& c, const Value& ctx, const Value& messages,
+               const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges, std::string* first_json) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
-    std::vector<chat::CaseResult> out;
+    if (c.cache) return c.cache->renders(out, messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
+    out.clear();
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
       if (out.size() == 1 && !out.front().ok) break;
     }
-    return out;
   }
+  std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
 
   Conversation prepare(const Sample& sample) {
     const LabelOptions& o = opts;
@@ -373,6 +373,13 @@ std::string failure(const chat::CaseResult& r) { return r.error + ": " + r.messa
 }  // namespace
 
 Labeled Labeler::label(const Sample& sample) {
+  Labeled out;
+  std::optional<Error> failed;
+  if (!label(sample, out, failed)) throw *failed;
+  return out;
+}
+
+bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
   Impl& im = *impl_;
   const LabelOptions& o = im.opts;
   Conversation cv = im.prepare(sample);
@@ -380,7 +387,7 @@ Labeled Labeler::label(const Sample& sample) {
   const Value& messages = cv.messages;
   const std::vector<std::string>& roles = cv.roles;
   const size_t n = messages.items().size();
-  Labeled out;
+  out = Labeled{};
   out.template_name = cv.template_name;
   Compiled& c = im.get(cv.template_name);
 
@@ -416,11 +423,14 @@ Labeled Labeler::label(const Sample& sample) {
     }
   const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
   std::string text_json;  // the text escaped for row_json, when the cache put it together
-  std::vector<chat::CaseResult> rendered =
-      im.renders(c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
+  std::vector<chat::CaseResult>& rendered = im.rendered;
+  im.renders(rendered, c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   chat::CaseResult& full = rendered.front();
-  if (!full.ok) throw Error(error_kind_from_name(full.error), "template: " + full.message);
+  if (!full.ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
+    failed.emplace(error_kind_from_name(full.error), "template: " + full.message);
+    return false;
+  }
   const std::string& text = full.text;
 
   // The conversation's first k messages: rendered[k] (keys[k] = {k, false}) for k < n, the text for n.
@@ -448,9 +458,9 @@ Labeled Labeler::label(const Sample& sample) {
     const chat::CaseResult& upto = prefix(i + 1);
     TurnOutcome t;
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
-    else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1]);
+    else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1], o.reason_details);
     else if (!upto.ok) t.check.reason = "the conversation ending with this turn does not render (" + failure(upto) + ")";
-    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i]);
+    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i], o.reason_details);
     TurnCheck& tc = t.check;
     tc.message = i;
     const Interval target = t.target;
@@ -471,7 +481,7 @@ Labeled Labeler::label(const Sample& sample) {
   std::vector<Span> spans = build_spans(roles, bounds, std::move(train));
   out.rows.insert(out.rows.begin(), Row{std::move(full.text), std::move(spans), {}, 0, std::move(text_json)});
   if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
-  return out;
+  return true;
 }
 
 namespace {
@@ -497,9 +507,11 @@ class CodePoints {
 };
 
 // `label` then the number, into buf; returns the end.
-char* put_number(char* buf, std::string_view label, size_t n) {
-  std::memcpy(buf, label.data(), label.size());
-  return std::to_chars(buf + label.size(), buf + label.size() + 24, n).ptr;
+// (A literal label: its length is known where it is copied.)
+template <size_t N>
+char* put_number(char* buf, const char (&label)[N], size_t n) {
+  std::memcpy(buf, label, N - 1);
+  return std::to_chars(buf + N - 1, buf + N - 1 + 24, n).ptr;
 }
 
 }  // namespace

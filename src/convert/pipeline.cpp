@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "convert/row_reader.hpp"
 #include "convert/token_rows.hpp"
 #include "value/files.hpp"
 #include "value/json.hpp"
@@ -258,8 +259,12 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
     return;
   }
   Labeled l;
+  std::optional<Error> failed;
   try {
-    l = labeler.label(sample);
+    if (!labeler.label(sample, l, failed)) {
+      bad(*failed, std::string(error_kind_name(failed->kind())) + ": " + failed->message());
+      return;
+    }
   } catch (const Error& e) {
     bad(e, std::string(error_kind_name(e.kind())) + ": " + e.message());
     return;
@@ -327,8 +332,9 @@ void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
                   RowResult& r) {
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
   Value row;
+  static thread_local RowReader reader;  // members repeated from row to row are read once
   try {
-    row = json::parse(line);
+    row = reader.read(line);
   } catch (const Error& e) {
     ++r.stats.rows;
     ++r.stats.bad;
@@ -366,6 +372,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, const RowIo& io) {
     if (!cfg.tokenizer.empty()) tokenizer.emplace(tokenize::Tokenizer::load(cfg.tokenizer));
     LabelOptions label = cfg.label;
     label.locate_texts = label.locate_texts || tokenizer.has_value();
+    label.reason_details = label.reason_details && cfg.list_mismatches;  // else only reason_kind is shown
     for (int i = 0; i < nthreads; ++i) labelers.push_back(std::make_unique<Labeler>(cfg.model, label));
   };
   if (io.blocking) io.blocking(load);

@@ -109,12 +109,13 @@ bool cut(MarkedRender& r, size_t texts) {
   }
 }
 
-// The render with the texts in place of the markers; with `where`, the byte ranges the texts
-// took in it (sorted, adjacent ones merged: chat::merge_ranges).
-std::string put_back(const MarkedRender& r, const std::vector<std::string_view>& texts, TextRanges* where = nullptr) {
-  std::string out;
+// The render with the texts in place of the markers, into `out` (its buffer reused); with
+// `where`, the byte ranges the texts took in it (sorted, adjacent ones merged: chat::merge_ranges).
+void put_back_into(std::string& out, const MarkedRender& r, const std::vector<std::string_view>& texts,
+                   TextRanges* where = nullptr) {
   size_t size = 0;
   for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
+  out.clear();
   out.reserve(size);
   if (where) where->clear();
   for (const Piece& p : r.pieces) {
@@ -125,6 +126,11 @@ std::string put_back(const MarkedRender& r, const std::vector<std::string_view>&
     if (where && out.size() > at) where->push_back({at, out.size()});
   }
   if (where) chat::merge_ranges(*where);
+}
+
+std::string put_back(const MarkedRender& r, const std::vector<std::string_view>& texts, TextRanges* where = nullptr) {
+  std::string out;
+  put_back_into(out, r, texts, where);
   return out;
 }
 
@@ -209,21 +215,28 @@ RenderCache::~RenderCache() = default;
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
                                                    const std::vector<RenderKey>& keys, const RenderFn& render,
                                                    std::vector<TextRanges>* ranges, std::string* first_json) {
+  std::vector<chat::CaseResult> out;
+  renders(out, messages, variables, keys, render, ranges, first_json);
+  return out;
+}
+
+void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
+                          const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges,
+                          std::string* first_json) {
   if (ranges) ranges->clear();
   if (first_json) first_json->clear();
   auto real = [&] {
-    std::vector<chat::CaseResult> out;
+    out.clear();
     for (const RenderKey& k : keys) {
       out.push_back(render(messages, k.count, k.generation_prompt));
       if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render: no use going on
     }
-    return out;
   };
   Impl& im = *impl_;
   if (!im.on) return real();
   ValueKey shape_key(im.key_buffer, ValueKey::Strings::text);
   std::vector<std::string_view>& texts = im.texts;
-  const bool keyed = marked_messages_key(messages, shape_key, texts) && shape_key.add(variables);
+  const bool keyed = marked_messages_key(messages, shape_key, texts) && shape_key.add_with_known(variables);
   if (!keyed) {  // not cached (a value JSON cannot hold); the texts, whole, for the count
     chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
     texts.assign(marked.texts.begin(), marked.texts.end());
@@ -241,22 +254,29 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
     if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
-    std::vector<chat::CaseResult> out(s.renders.size());
+    out.resize(s.renders.size());  // the strings of the renders before keep their buffers
     if (ranges) ranges->resize(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const MarkedRender& r = s.renders[i];
-      out[i].ok = r.ok;
-      if (r.ok)
-        out[i].text = put_back(r, texts, ranges ? &(*ranges)[i] : nullptr);
-      else
-        out[i].error = r.error, out[i].message = r.message;
+      chat::CaseResult& o = out[i];
+      o.ok = r.ok;
+      o.spans.clear();
+      if (r.ok) {
+        put_back_into(o.text, r, texts, ranges ? &(*ranges)[i] : nullptr);
+        o.error.clear();
+        o.message.clear();
+      } else {
+        o.text.clear();
+        o.error = r.error;
+        o.message = r.message;
+      }
     }
-    return out;
+    return;
   }
   // A new shape: rendered both ways, kept when the marked renders give the real
   // ones back. A conversation that does not render is kept as its one failed
   // render (the rest are not made).
-  std::vector<chat::CaseResult> out = real();
+  real();
   Shape s;
   s.keys = keys;
   s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
@@ -309,7 +329,6 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
                     // is rendered for real
     im.shapes.clear();
   }
-  return out;
 }
 
 // ---- the strings a template tests contents against ----

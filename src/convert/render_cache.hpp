@@ -88,6 +88,11 @@ class RenderCache {
   std::vector<chat::CaseResult> renders(const Value& messages, const Value& variables,
                                         const std::vector<RenderKey>& keys, const RenderFn& render,
                                         std::vector<TextRanges>* ranges = nullptr, std::string* first_json = nullptr);
+  // The same into `out`: a conversation of a known shape reuses the buffers of the renders `out`
+  // held (the labeler keeps one vector from row to row).
+  void renders(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
+               const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges = nullptr,
+               std::string* first_json = nullptr);
 
   const RenderCacheStats& stats() const { return stats_; }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "convert/row_reader.hpp"
+
 namespace toolchat::convert {
 
 ValueKey::ValueKey(std::string& buffer, Strings strings) : buf_(buffer), strings_(strings) {
@@ -53,6 +55,23 @@ bool ValueKey::add(const Value& v) {
     default:
       return false;
   }
+}
+
+bool ValueKey::add_with_known(const Value& d) {
+  if (!d.is_dict()) return add(d);
+  const KnownValues& known = KnownValues::this_thread();
+  const auto& entries = d.dict_obj().entries;
+  open_dict(entries.size());
+  for (const auto& [k, x] : entries) {
+    if (!add_key(k)) return false;
+    if (const uint64_t id = known.id_of(x)) {
+      tag('H');
+      put(&id, sizeof id);
+    } else if (!add(x)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace toolchat::convert

@@ -20,6 +20,10 @@ class ValueKey {
 
   // False for values JSON cannot hold (the key is then unusable).
   bool add(const Value& v);
+  // A dict as add writes it, except that an entry's value that is one of this thread's known
+  // values (convert/row_reader.hpp: a member shared between rows) is written as its number, not
+  // its contents. Equal numbers are one object, so equal keys still mean equal values.
+  bool add_with_known(const Value& d);
   // The parts of a value written piece by piece, as add writes them: a list (ListKind::List) or
   // dict header before its items or entries, a dict key, a string.
   void open_list(size_t n) {

@@ -295,10 +295,13 @@ void append_escaped(std::string& out, std::string_view s, bool ensure_ascii) {
   // at most six), a slice of the input at a time so that the room stays small, then appended:
   // escapes are dense in some texts (JSON shown in a prompt), and appending each one to the
   // string costs more than the text.
+  const size_t first = next_escape(p, 0, n, ensure_ascii);
+  out.append(s.data(), first);  // the plain start as it is: most texts and names are all plain
+  if (first == n) return;
   constexpr size_t kSlice = size_t{1} << 15;
   thread_local std::unique_ptr<char[]> scratch;
   thread_local size_t scratch_size = 0;
-  for (size_t i = 0; i < n;) {
+  for (size_t i = first; i < n;) {
     const size_t stop = std::min(n, i + kSlice);
     const size_t room = 6 * (stop - i) + 24;  // + 24: a character read past `stop` (up to 3 bytes)
     if (scratch_size < room) {

@@ -136,3 +136,30 @@ TEST(ConvertPipeline, ByteOrderMarkOnFirstLine) {
   EXPECT_EQ(r.stats.converted, 1u) << r.err;
   EXPECT_EQ(r.stats.bad, 0u);
 }
+
+// Without --check the turns' reasons leave out where the texts part (their cost is the quoting);
+// the summary's counts by reason are the same either way, and --check lists the details.
+TEST(ConvertPipeline, ReasonsWithoutDetailsCountTheSame) {
+  fs::path in = fs::temp_directory_path() / "toolchat_convert_reasons.jsonl";
+  {
+    std::ofstream o(in, std::ios::binary);
+    for (int i = 0; i < 3; ++i)  // Qwen3 drops the reasoning of earlier turns: those turns are not served
+      o << R"({"messages": [{"role": "user", "content": "a)" << i
+        << R"("}, {"role": "assistant", "reasoning_content": "think", "content": "b"}, {"role": "user", "content": "c"}, )"
+        << R"({"role": "assistant", "reasoning_content": "more", "content": "d"}]})" << "\n";
+  }
+  ConvertConfig cfg;
+  cfg.model = "tests/corpus/templates/ollama-qwen3-0.6b.jinja";
+  cfg.input = in.string();
+  cfg.output = "";
+  std::ostringstream quiet, listed;
+  ConvertStats plain = run_convert(cfg, quiet);
+  cfg.list_mismatches = true;
+  ConvertStats checked = run_convert(cfg, listed);
+  fs::remove(in);
+  EXPECT_EQ(plain.turns, 6u);
+  EXPECT_LT(plain.served, plain.turns);
+  EXPECT_EQ(plain.mismatches, checked.mismatches);
+  EXPECT_EQ(quiet.str(), "");
+  EXPECT_NE(listed.str().find(", at char "), std::string::npos) << listed.str();
+}
