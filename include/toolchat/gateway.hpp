@@ -43,6 +43,8 @@ GrammarForm grammar_form_from_name(const std::string& name);
 // "llamacpp" (or "llama.cpp"), "openai", "ollama" (/api/generate, raw), "ollama-chat" (/api/chat).
 // Throws Error(ValueError) naming the accepted kinds.
 BackendKind backend_kind_from_name(const std::string& name);
+// Throws Error(ConfigError) unless `url` starts with http:// or https://.
+void check_backend_url(const std::string& url);
 const char* backend_kind_name(BackendKind k);
 
 // Documented in README ("Gateway limits"); every one is a command-line option of `toolchat serve`.

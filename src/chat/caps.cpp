@@ -134,15 +134,9 @@ void add_dropped(Capabilities& caps, const Prober& p, const char* probe, const V
   }
 }
 
-}  // namespace
-
-Capabilities detect_capabilities(const jinja::Template& t, const Value& special_tokens,
-                                 const jinja::RenderOptions& opts) {
-  Capabilities caps;
-  Prober p{t, special_tokens, opts};
-
-  // Content form: string vs text parts. A template that fails on a plain conversation but
-  // renders one with tools gets tools (with other needles) in every probe.
+// Content form: string vs text parts. A template that fails on a plain conversation but renders
+// one with tools gets tools (with other needles) in every probe.
+void probe_content_form(Capabilities& caps, Prober& p) {
   auto plain = p.render(p.context({p.msg("user", kUser)}));
   p.typed = true;
   auto parts = p.render(p.context({p.msg("user", kUser)}));
@@ -158,21 +152,23 @@ Capabilities detect_capabilities(const jinja::Template& t, const Value& special_
   caps.supports_typed_content = parts && has(*parts, kUser);
   caps.requires_typed_content = !plain_ok && caps.supports_typed_content;
   p.typed = caps.requires_typed_content;
-  const Value user = p.msg("user", kUser);
+}
 
-  // System role.
+// System role; tools, shown with or without a system message.
+void probe_system_and_tools(Capabilities& caps, const Prober& p, const Value& user) {
   auto sys = p.render(p.context({p.msg("system", kSystem), user}));
   caps.supports_system_role = sys && has(*sys, kSystem);
-
-  // Tools, shown with or without a system message.
   auto tl = p.render(p.context({user}, p.tools(), true));
   caps.supports_tools = tl && has(*tl, kTool1);
   if (!caps.supports_tools && caps.supports_system_role) {
     tl = p.render(p.context({p.msg("system", kSystem), user}, p.tools(), true));
     caps.supports_tools = tl && has(*tl, kTool1);
   }
+}
 
-  // Tool calls: arguments as object and as string; content null, else "".
+// Tool calls: arguments as object and as string; content null, else ""; plain ids, else ids that
+// carry the name. Leaves `p` giving calls in the form found. True when a call's id showed.
+bool probe_call_forms(Capabilities& caps, Prober& p, const Value& user) {
   bool obj_ok = false, str_ok = false, id_seen = false;
   std::string obj_out, str_out;
   auto try_calls = [&] {
@@ -210,71 +206,75 @@ Capabilities detect_capabilities(const jinja::Template& t, const Value& special_
   caps.requires_object_arguments = obj_ok && !str_ok;
   caps.requires_string_arguments = str_ok && !obj_ok;
   p.object_args = obj_ok || !str_ok;
+  return id_seen;
+}
 
-  // Content of a calls-only message when the conversation goes on after it: some templates
-  // call string methods on every assistant content before the last one.
-  if (caps.supports_tool_calls && !caps.requires_non_null_content) {
-    auto after = [&](bool null_content) {
-      p.null_content = null_content;
-      Value calls = p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1)});
-      bool ok = false;
-      for (auto& tail : {std::vector<Value>{p.msg("user", kAnswer2)},
-                         std::vector<Value>{p.tool_msg(kId1, kTool1, kResult1), p.msg("assistant", kAnswer2)}}) {
-        std::vector<Value> msgs = {user, calls};
-        msgs.insert(msgs.end(), tail.begin(), tail.end());
-        if (p.render(p.context(std::move(msgs)))) ok = true;
-      }
-      return ok;
-    };
-    bool null_ok = after(true), empty_ok = after(false);
-    caps.requires_non_null_content = !null_ok && empty_ok;
-    p.null_content = !caps.requires_non_null_content;
-  }
+// Content of a calls-only message when the conversation goes on after it: some templates call
+// string methods on every assistant content before the last one.
+void probe_content_after_calls(Capabilities& caps, Prober& p, const Value& user) {
+  if (!caps.supports_tool_calls || caps.requires_non_null_content) return;
+  auto after = [&](bool null_content) {
+    p.null_content = null_content;
+    Value calls = p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1)});
+    bool ok = false;
+    for (auto& tail : {std::vector<Value>{p.msg("user", kAnswer2)},
+                       std::vector<Value>{p.tool_msg(kId1, kTool1, kResult1), p.msg("assistant", kAnswer2)}}) {
+      std::vector<Value> msgs = {user, calls};
+      msgs.insert(msgs.end(), tail.begin(), tail.end());
+      if (p.render(p.context(std::move(msgs)))) ok = true;
+    }
+    return ok;
+  };
+  bool null_ok = after(true), empty_ok = after(false);
+  caps.requires_non_null_content = !null_ok && empty_ok;
+  p.null_content = !caps.requires_non_null_content;
+}
 
-  // Parallel calls.
+// Parallel calls; tool responses (after a call, or after plain content when calls cannot render
+// at all); whether an id shows.
+void probe_parallel_and_responses(Capabilities& caps, const Prober& p, const Value& user, bool id_seen) {
   if (caps.supports_tool_calls) {
     auto out = p.render(p.context({user, p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1),
                                                       p.call(kTool2, kId2, kKey2, kVal2)})}));
     caps.supports_parallel_tool_calls = out && has(*out, kTool1) && has(*out, kTool2) &&
                                         args_clean(*out, kKey1, kVal1) && args_clean(*out, kKey2, kVal2);
   }
-
-  // Tool responses (after a call, or after plain content when calls cannot render at all).
-  {
-    auto out = p.render(p.context({user, p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1)}),
-                                   p.tool_msg(kId1, kTool1, kResult1)}));
-    if (!out && !caps.supports_tool_calls)
-      out = p.render(p.context({user, p.msg("assistant", kAnswer), p.tool_msg(kId1, kTool1, kResult1)}));
-    caps.supports_tool_responses = out && has(*out, kResult1);
-    if (out && has(*out, p.id_of(kTool1, kId1))) id_seen = true;
-  }
+  auto out = p.render(p.context({user, p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1)}),
+                                 p.tool_msg(kId1, kTool1, kResult1)}));
+  if (!out && !caps.supports_tool_calls)
+    out = p.render(p.context({user, p.msg("assistant", kAnswer), p.tool_msg(kId1, kTool1, kResult1)}));
+  caps.supports_tool_responses = out && has(*out, kResult1);
+  if (out && has(*out, p.id_of(kTool1, kId1))) id_seen = true;
   caps.supports_tool_call_id = id_seen;
+}
 
-  // Reasoning content and the thinking switch.
-  {
-    Value a = p.msg("assistant", kAnswer);
-    conv::set(a, "reasoning_content", str(kThink));
-    auto out = p.render(p.context({user, a}));
-    caps.renders_reasoning_content = out && has(*out, kThink);
-    Value on = p.context({user}, Value::none(), true), off = p.context({user}, Value::none(), true);
-    conv::set(on, "enable_thinking", Value::boolean(true));
-    conv::set(off, "enable_thinking", Value::boolean(false));
-    auto a_on = p.render(on), a_off = p.render(off);
-    caps.thinking_switch = a_on && a_off && *a_on != *a_off;
-  }
+// Reasoning content and the thinking switch.
+void probe_reasoning(Capabilities& caps, const Prober& p, const Value& user) {
+  Value a = p.msg("assistant", kAnswer);
+  conv::set(a, "reasoning_content", str(kThink));
+  auto out = p.render(p.context({user, a}));
+  caps.renders_reasoning_content = out && has(*out, kThink);
+  Value on = p.context({user}, Value::none(), true), off = p.context({user}, Value::none(), true);
+  conv::set(on, "enable_thinking", Value::boolean(true));
+  conv::set(off, "enable_thinking", Value::boolean(false));
+  auto a_on = p.render(on), a_off = p.render(off);
+  caps.thinking_switch = a_on && a_off && *a_on != *a_off;
+}
 
-  // Multi-turn: a system message and tools still show when the conversation goes on past the
-  // first user message (Mistral templates show both only with the last user message).
-  if (caps.supports_system_role || caps.supports_tools) {
-    std::vector<Value> msgs;
-    if (caps.supports_system_role) msgs.push_back(p.msg("system", kSystem));
-    msgs.insert(msgs.end(), {user, p.msg("assistant", kAnswer), p.msg("user", kAnswer2), p.msg("assistant", kAnswer)});
-    auto out = p.render(p.context(std::move(msgs), caps.supports_tools ? p.tools() : Value::none()));
-    caps.system_in_multi_turn = caps.supports_system_role && out && has(*out, kSystem);
-    caps.tools_in_multi_turn = caps.supports_tools && out && has(*out, kTool1) && has(*out, kDesc1);
-  }
+// Multi-turn: a system message and tools still show when the conversation goes on past the first
+// user message (Mistral templates show both only with the last user message).
+void probe_multi_turn(Capabilities& caps, const Prober& p, const Value& user) {
+  if (!caps.supports_system_role && !caps.supports_tools) return;
+  std::vector<Value> msgs;
+  if (caps.supports_system_role) msgs.push_back(p.msg("system", kSystem));
+  msgs.insert(msgs.end(), {user, p.msg("assistant", kAnswer), p.msg("user", kAnswer2), p.msg("assistant", kAnswer)});
+  auto out = p.render(p.context(std::move(msgs), caps.supports_tools ? p.tools() : Value::none()));
+  caps.system_in_multi_turn = caps.supports_system_role && out && has(*out, kSystem);
+  caps.tools_in_multi_turn = caps.supports_tools && out && has(*out, kTool1) && has(*out, kDesc1);
+}
 
-  // Combinations of supported features: whatever they drop becomes a warning.
+// Combinations of supported features: whatever they drop becomes a warning.
+void probe_combinations(Capabilities& caps, const Prober& p, const Value& user) {
   if (caps.supports_tool_calls) {
     Value ctx = p.context({user, p.calls_msg({p.call(kTool1, kId1, kKey1, kVal1)}, kAnswer)});
     auto out = p.render(ctx);
@@ -305,6 +305,24 @@ Capabilities detect_capabilities(const jinja::Template& t, const Value& special_
     add_dropped(caps, p, "tool_round_trip",
                 p.context(std::move(msgs), caps.supports_tools ? p.tools() : Value::none()));
   }
+}
+
+}  // namespace
+
+// Each step reads the flags the earlier ones set and leaves `p` giving messages in the forms found.
+Capabilities detect_capabilities(const jinja::Template& t, const Value& special_tokens,
+                                 const jinja::RenderOptions& opts) {
+  Capabilities caps;
+  Prober p{t, special_tokens, opts};
+  probe_content_form(caps, p);
+  const Value user = p.msg("user", kUser);
+  probe_system_and_tools(caps, p, user);
+  bool id_seen = probe_call_forms(caps, p, user);
+  probe_content_after_calls(caps, p, user);
+  probe_parallel_and_responses(caps, p, user, id_seen);
+  probe_reasoning(caps, p, user);
+  probe_multi_turn(caps, p, user);
+  probe_combinations(caps, p, user);
   return caps;
 }
 

@@ -15,6 +15,8 @@
 //   names_in_call_ids          a call's name shows only through its id: with plain ids no call
 //                              shows, with ids "functions.NAME:N" (Kimi K2 Thinking) they do; the
 //                              other call probes then use such ids (conv_util.hpp named_call_id)
+// The dialect layer's TemplateProbe renders its calls in the forms these flags name (content
+// typed, arguments as object or string, content null or "", named ids): they are found here only.
 //   requires_object_arguments  arguments render cleanly only when given as an object (or both
 //                              forms render cleanly but differently: the object form is native)
 //   requires_string_arguments  arguments render cleanly only when given as a JSON string

@@ -249,11 +249,12 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
 
 namespace {
 
-std::string_view strip(std::string_view t, bool left, bool right) {
+enum class Ends { Both, Left, Right };
+std::string_view strip(std::string_view t, Ends ends) {
   constexpr std::string_view ws = " \t\n\r\v\f";
-  size_t b = left ? t.find_first_not_of(ws) : 0;
+  size_t b = ends != Ends::Right ? t.find_first_not_of(ws) : 0;
   if (b == std::string_view::npos) return {};
-  size_t e = right ? t.find_last_not_of(ws) + 1 : t.size();
+  size_t e = ends != Ends::Left ? t.find_last_not_of(ws) + 1 : t.size();
   return t.substr(b, e - b);
 }
 
@@ -275,8 +276,8 @@ bool line_up(const std::string& marked, const std::vector<std::string>& texts, c
     bool placed = false;
     std::string quoted;  // the text inside a JSON string (a template showing it through tojson)
     json::dump_string(quoted, texts[index], false);
-    const std::string_view forms[] = {texts[index], strip(texts[index], true, true), strip(texts[index], true, false),
-                                      strip(texts[index], false, true),
+    const std::string_view forms[] = {texts[index], strip(texts[index], Ends::Both), strip(texts[index], Ends::Left),
+                                      strip(texts[index], Ends::Right),
                                       std::string_view(quoted).substr(1, quoted.size() - 2)};
     for (std::string_view t : forms) {
       if (real.compare(pos, t.size(), t) != 0) continue;
@@ -332,7 +333,7 @@ ContentRanges locate_message_texts(const MarkedMessages& marked, const std::stri
     size_t at = real.find(s, pos);
     if (at == std::string::npos) at = real.find(s);
     if (at == std::string::npos) {  // a template that trims the texts
-      s = strip(t, true, true);
+      s = strip(t, Ends::Both);
       at = s.empty() ? std::string::npos : real.find(s, pos);
     }
     std::string quoted;

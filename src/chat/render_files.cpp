@@ -33,15 +33,8 @@ Rendered render_files(const RenderFiles& args) {
     throw Error(e.kind(), (args.messages == "-" ? std::string("<stdin>") : args.messages) + ": " + e.message());
   }
   if (args.tools) {
-    Value tools = read_tools_file(*args.tools);
     std::vector<Tool> list;
-    for (size_t i = 0; i < tools.items().size(); ++i) {
-      try {
-        list.push_back(tool_from_json(tools.items()[i], "[" + std::to_string(i) + "]"));
-      } catch (const Error& e) {
-        throw Error(e.kind(), *args.tools + ": " + e.message());
-      }
-    }
+    read_tools_file(*args.tools, &list);
     conv.tools = std::move(list);
   }
   if (args.kwargs.is_dict())
@@ -51,7 +44,7 @@ Rendered render_files(const RenderFiles& args) {
   return model.render(conv, args.options);
 }
 
-Value read_tools_file(const std::string& path) {
+Value read_tools_file(const std::string& path, std::vector<Tool>* as_tools) {
   Value tools = read_json(path);
   const std::string name = path == "-" ? "<stdin>" : path;
   if (tools.is_dict()) {
@@ -61,6 +54,14 @@ Value read_tools_file(const std::string& path) {
     if (!tools.is_list()) throw Error(ErrorKind::ValueError, name + ": \"tools\" must be a list");
   }
   if (!tools.is_list()) throw Error(ErrorKind::ValueError, name + ": expected a list of tools or an object with \"tools\"");
+  for (size_t i = 0; i < tools.items().size(); ++i) {
+    try {
+      Tool t = tool_from_json(tools.items()[i], "[" + std::to_string(i) + "]");
+      if (as_tools) as_tools->push_back(std::move(t));
+    } catch (const Error& e) {
+      throw Error(e.kind(), name + ": " + e.message());
+    }
+  }
   return tools;
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "toolchat/chat.hpp"
 
@@ -23,8 +24,10 @@ struct RenderFiles {
 Rendered render_files(const RenderFiles& args);
 
 // A tools file as every verb reads it: a JSON list of OpenAI tools, or an object holding one under
-// "tools" (a request body). "-" reads standard input. Throws Error naming the file.
-Value read_tools_file(const std::string& path);
+// "tools" (a request body). "-" reads standard input. Every tool is checked as a request's are
+// (tool_from_json); `as_tools`, when given, receives them typed. Throws Error naming the file and,
+// for a bad tool, its index ("PATH: [1]: missing function").
+Value read_tools_file(const std::string& path, std::vector<Tool>* as_tools = nullptr);
 
 // {"text", "generation_spans", "message_spans": [[begin, end] | null, ...] (code points), "template"}.
 Value rendered_json(const Rendered& r);

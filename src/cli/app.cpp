@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <new>
 
 #include "chat/template_source.hpp"
+#include "toolchat/dialects.hpp"
 #include "toolchat/jinja.hpp"
 #include "value/json.hpp"
 
@@ -44,17 +48,63 @@ std::string describe_error(const Error& e) {
 
 int exit_code_of(const Error& e) { return is_template_failure(e) ? kTemplate : kFailed; }
 
+CLI::Validator whole_number(uint64_t min, uint64_t max) {
+  std::string range = max == UINT64_MAX ? "of at least " + std::to_string(min)
+                                        : "from " + std::to_string(min) + " to " + std::to_string(max);
+  std::string desc = max != UINT64_MAX ? "INT in [" + std::to_string(min) + " - " + std::to_string(max) + "]"
+                     : min == 0        ? "NONNEGATIVE"
+                                       : "POSITIVE";
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        uint64_t v = 0;
+        bool ok = !text.empty() && text.size() <= 20;
+        for (char c : text) {
+          if (!ok) break;
+          unsigned d = static_cast<unsigned char>(c) - '0';
+          ok = d <= 9 && v <= (UINT64_MAX - d) / 10;
+          v = v * 10 + d;
+        }
+        if (ok && v >= min && v <= max) return "";
+        return "expected a whole number " + range + ", got '" + text + "'";
+      },
+      desc);
+}
+
+CLI::Validator seconds(Zero zero) {
+  constexpr double kMax = 1e9;
+  std::string range = std::string(zero == Zero::Allowed ? "from 0" : "above 0") + " to 1000000000";
+  return CLI::Validator(
+      [zero, range](std::string& text) -> std::string {
+        double v = 0;
+        size_t used = 0;
+        bool ok = !text.empty();
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+        ok = ok && used == text.size() && std::isfinite(v) && v <= kMax && (v > 0 || (v == 0 && zero == Zero::Allowed));
+        return ok ? "" : "expected a number of seconds " + range + ", got '" + text + "'";
+      },
+      zero == Zero::Allowed ? "NONNEGATIVE" : "POSITIVE");
+}
+
+int output_written(const std::string& who, int code) {
+  // Output that did not reach its file or pipe (disk full, a closed pipe) is work that failed,
+  // whoever wrote it: the verbs write through stdio, CLI11's help and version through std::cout.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(),
+                 errno ? std::strerror(errno) : "write error");
+    return kFailed;
+  }
+  return code;
+}
+
 int run_verb(const std::string& verb, const std::function<int()>& body) {
   const std::string who = "toolchat " + verb + ": ";
   try {
-    int code = body();
-    // Output that did not reach its file or pipe (disk full, a closed pipe) is work that failed,
-    // whichever verb wrote it.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "%scannot write the output: %s\n", who.c_str(), std::strerror(errno));
-      return kFailed;
-    }
-    return code;
+    return output_written("toolchat " + verb, body());
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s%s\nRun 'toolchat %s --help' for the options.\n", who.c_str(), e.what(), verb.c_str());
     return kUsage;
@@ -167,6 +217,19 @@ std::string pretty_json(const Value& v) {
   o.indent = "  ";
   o.sort_keys = true;
   return json::dumps(v, o) + "\n";
+}
+
+const dialects::Dialect& dialect_named(const std::string& name) {
+  if (const dialects::Dialect* d = dialects::find(name)) return *d;
+  std::string names;
+  std::vector<std::string> all;
+  for (const auto* x : dialects::all()) {
+    names += (names.empty() ? "" : ", ") + std::string(x->name);
+    all.emplace_back(x->name);
+  }
+  std::string near = nearest(name, all);
+  throw UsageError("unknown dialect '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                   " (known: " + names + ")");
 }
 
 }  // namespace toolchat::cli

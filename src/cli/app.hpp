@@ -15,6 +15,10 @@
 #include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
 
+namespace toolchat::dialects {
+struct Dialect;
+}
+
 namespace toolchat::cli {
 
 // The exit codes of every verb (README, "Exit codes").
@@ -75,13 +79,32 @@ std::string env_prefix(const std::string& verb);
 // exit code. A template error prints FILE:LINE:COL, the line and a caret.
 int run_verb(const std::string& verb, const std::function<int()>& body);
 
+// `code`, or kFailed after "WHO: cannot write the output: REASON" on stderr when standard output
+// (stdio or std::cout) did not take everything written to it.
+int output_written(const std::string& who, int code);
+
 // The exit code for a library error: kTemplate when the template failed, else kFailed.
 int exit_code_of(const Error& e);
+
+// Checks of numeric option values, in place of CLI11's NonNegativeNumber, PositiveNumber and
+// Range: those read any value as a double, so an unsigned option took "-1" (wrapped to 2^64 - 1),
+// a float option took "nan" and 1e300, and their message printed the double range
+// ("0.000000 to 1797693134862315708..."). Help shows the same names CLI11's did.
+// A whole number written in decimal digits, from min to max.
+CLI::Validator whole_number(uint64_t min, uint64_t max = UINT64_MAX);
+// Seconds: a finite number, above 0 (or from 0 with Zero::Allowed), at most 1e9 (a duration in
+// nanoseconds must fit in 64 bits).
+enum class Zero : bool { Refused, Allowed };
+CLI::Validator seconds(Zero zero = Zero::Refused);
 // "Kind: message", or for a template position "FILE:LINE:COL: Kind: message\n  line\n  ^".
 std::string describe_error(const Error& e);
 
 // The nearest candidate to `word` by edit distance when it is close enough to be a typo, else "".
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
+
+// The registered dialect called `name` (--dialect of parse and serve); UsageError naming the
+// nearest name and all of them when there is none.
+const dialects::Dialect& dialect_named(const std::string& name);
 
 // --template PATH [--name NAME] [--tokens FILE], shared by detect, check and parse.
 struct TemplateOptions {

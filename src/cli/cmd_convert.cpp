@@ -183,8 +183,8 @@ Verb add_convert(CLI::App& root) {
   app->add_option("--tokenizer", a->tokenizer,
                   "add input_ids and labels: tokenizer.json, a folder holding one, or a .gguf (message texts as plain text)");
   app->add_option("--max-length", a->max_length, "with --tokenizer: keep the first N tokens of a longer row (dropped if nothing trained is left)")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--threads", a->threads, "worker threads")->check(CLI::Range(1, 256));
+      ->check(whole_number(1));
+  app->add_option("--threads", a->threads, "worker threads")->check(whole_number(1, 256));
   app->add_flag("--no-render-reuse", a->no_render_reuse,
                 "render every conversation itself, never reusing the renders of one with the same shape "
                 "(slower; for a template that branches on a text's length)");

@@ -44,19 +44,7 @@ int run_parse(const ParseArgs& a) {
   if (!a.dialect == !a.template_path) throw UsageError("give exactly one of --dialect NAME or --template PATH");
   dialects::ParserFactory make;
   if (a.dialect) {
-    const dialects::Dialect* d = dialects::find(*a.dialect);
-    if (!d) {
-      std::string names;
-      std::vector<std::string> all;
-      for (const auto* x : dialects::all()) {
-        names += (names.empty() ? "" : ", ") + std::string(x->name);
-        all.emplace_back(x->name);
-      }
-      std::string near = nearest(*a.dialect, all);
-      throw UsageError("unknown dialect '" + *a.dialect + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                       " (known: " + names + ")");
-    }
-    make = dialects::parser_factory(*d);
+    make = dialects::parser_factory(dialect_named(*a.dialect));
   } else {
     // A registered family, else a dialect inferred from the template, else generic_json.
     chat::TemplateSet set = chat::load_templates(*a.template_path);
@@ -97,7 +85,7 @@ Verb add_parse(CLI::App& root) {
   app->add_option("--tools", a->tools, "JSON file: a list of tools or an object holding \"tools\" (checks call names)");
   app->add_flag("--reasoning-open", a->reasoning_open, "the prompt left the model inside its reasoning block");
   app->add_option("--chunk", a->chunk, "feed N bytes at a time, as a stream would (0: all at once)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   app->add_flag("--events", a->events, "print the event stream as JSON lines instead of the message");
   app->add_option("--seed", a->seed, "seed of the generated call ids, for reproducible output (default: random)");
   app->add_option("FILE", a->input, "the model output (default: standard input)");

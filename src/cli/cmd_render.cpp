@@ -219,7 +219,7 @@ Verb add_render(CLI::App& root) {
                   "apply_chat_template), 2026-01-15T09:30:00 for the oracle and batch forms (as hf_render.py)");
   app->add_flag("--json", a->json, "print {\"text\", \"generation_spans\", ...} instead of the text");
   auto* repeat = app->add_option("--repeat", a->repeat, "oracle and batch forms: time N renders, print the median microseconds on stderr")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   repeat->excludes(model);
   model->needs(messages);
   messages->needs(model);

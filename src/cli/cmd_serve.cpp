@@ -48,7 +48,7 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
                  "llama-server's /v1/completions)")
       ->check(CLI::IsMember({"auto", "none", "llamacpp", "vllm", "sglang"}));
   app.add_option("--host", c.host, "address to listen on");
-  app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(CLI::Range(0, 65535));
+  app.add_option("--port", c.port, "port to listen on (0: any free port)")->check(whole_number(0, 65535));
   app.add_option("--dialect", c.dialect, "the tool-call dialect (default: detected from the template)");
   app.add_flag("--inject", c.inject, "always show tools through the dialect's tool prompt");
   app.add_option("--tokenizer", c.tokenizer,
@@ -57,32 +57,32 @@ void add_serve_options(CLI::App& app, ServeArgs& a) {
   app.add_option("--context-size", c.context_size,
                  "the backend's context in tokens, checked against prompt + max_tokens with a tokenizer (0: llama-server's "
                  "/props)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   app.add_option("--model-name", a.model_names,
                  "the model id /v1/models lists (default: the path's last part); repeat it for aliases")
       ->take_all();
   app.add_option("--backend-model", c.backend_model, "\"model\" sent to OpenAI/Ollama backends (default: --model-name)");
-  app.add_option("--threads", c.threads, "HTTP worker threads (one per open connection)")->check(CLI::Range(1, 100000));
-  app.add_option("--max-body-bytes", L.max_body_bytes, "request body limit (larger: 413)")->check(CLI::PositiveNumber);
-  app.add_option("--max-messages", L.max_messages, "messages per request")->check(CLI::PositiveNumber);
-  app.add_option("--max-tools", L.max_tools, "tools per request");
+  app.add_option("--threads", c.threads, "HTTP worker threads (one per open connection)")->check(whole_number(1, 100000));
+  app.add_option("--max-body-bytes", L.max_body_bytes, "request body limit (larger: 413)")->check(whole_number(1));
+  app.add_option("--max-messages", L.max_messages, "messages per request")->check(whole_number(1));
+  app.add_option("--max-tools", L.max_tools, "tools per request")->check(whole_number(0));
   app.add_option("--max-output-bytes", L.max_output_bytes, "model output per request (beyond it: finish_reason length)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   app.add_option("--request-timeout", L.request_timeout_s, "seconds for a whole request (then 504)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds());
   app.add_option("--backend-timeout", L.backend_idle_timeout_s, "seconds without a byte from the backend (then 504)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds());
   app.add_option("--connect-timeout", L.backend_connect_timeout_s, "seconds to connect to the backend (then 502)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds());
   app.add_option("--read-timeout", L.client_read_timeout_s, "seconds a client may stay silent while sending its request (then 408)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds());
   // Operations and security.
   app.add_option("--api-key", c.api_key, "require \"Authorization: Bearer KEY\" on every route but /health and /live");
   app.add_option("--backend-api-key", c.backend_api_key, "sent to the backend as \"Authorization: Bearer KEY\"");
   app.add_option("--backend-ca", c.backend_ca_file, "CA bundle to verify an https:// backend with (default: the system's)");
   app.add_option("--cors", c.cors_origin, "answer browsers from this origin with CORS headers (\"*\": any)");
   app.add_option("--retry-after", c.retry_after_s, "Retry-After seconds of a 503 when the backend sent none")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds(Zero::Allowed));
   app.add_option("--log-format", a.log_format, "access log lines as text or JSON")->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--quiet", a.quiet, "no access log");
   app.add_flag("--log-prompts", c.log_prompts, "log each rendered prompt and the raw model output (debugging)");
@@ -130,6 +130,12 @@ int run_serve(ServeArgs& a) {
   };
   if (cfg.model_path.empty() && !(cfg.backend_kind == gateway::BackendKind::OllamaChat && !cfg.dialect.empty()))
     throw UsageError("--model PATH is required (only --backend-kind ollama-chat with --dialect can do without)");
+  if (!cfg.dialect.empty()) dialect_named(cfg.dialect);
+  try {
+    gateway::check_backend_url(cfg.backend_url);
+  } catch (const Error& e) {
+    throw UsageError("--backend: " + e.message());
+  }
   gateway::ServeStop stop;
   SignalStop signals(stop);
   return gateway::serve(

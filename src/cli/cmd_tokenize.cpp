@@ -195,7 +195,7 @@ Verb add_tokenize(CLI::App& root) {
   app->add_option("--tokenizer", a->tokenizer, "a tokenizer.json, a model folder holding one, or a .gguf (its tokenizer.ggml.*, as llama.cpp tokenizes)")->required();
   app->add_flag("--add-special-tokens", a->add_special, "add the tokenizer's post-processor tokens (BOS, ...)");
   app->add_option("--batch", a->batch, "JSON lines {\"id\", \"text\"} (or {\"id\", \"ids\"} with --decode), - for stdin; one result line per input line, in order");
-  app->add_option("--threads", a->threads, "threads for --batch")->check(CLI::Range(1, 256));
+  app->add_option("--threads", a->threads, "threads for --batch")->check(whole_number(1, 256));
   app->add_flag("--decode", a->decode, "token ids -> text: stdin {\"ids\": [...]} or a JSON list");
   app->add_flag("--skip-special-tokens", a->skip_special, "with --decode: leave special tokens out");
   app->add_flag("--offsets", a->offsets, "with --batch: add \"offsets\" (code points) to each line");

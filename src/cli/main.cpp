@@ -77,9 +77,11 @@ int main_impl(int argc, char** argv) {
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return root.exit(e);  // on stdout, exit 0, the verb's help when a verb was given
+    // On stdout, exit 0, the verb's help when a verb was given.
+    auto chosen = root.get_subcommands();
+    return output_written(chosen.empty() ? "toolchat" : "toolchat " + chosen.front()->get_name(), root.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return root.exit(e);
+    return output_written("toolchat", root.exit(e));
   } catch (const CLI::ExtrasError&) {
     auto chosen = root.get_subcommands();
     const CLI::App* verb = chosen.empty() ? nullptr : chosen.front();

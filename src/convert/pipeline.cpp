@@ -3,9 +3,11 @@
 // batches per worker are in flight, so memory stays bounded whatever the input size.
 #include "convert/pipeline.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <iostream>
@@ -437,7 +439,9 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     if (total.converted > 0) out.file->commit();  // else the old file stays (the temporary is removed)
   } else if (out.stream) {
     out.stream->flush();
-    if (!*out.stream) throw Error(ErrorKind::ValueError, "<stdout>: write error");
+    // Worded as every verb's unwritten output (cli/app.cpp output_written).
+    if (!*out.stream)
+      throw Error(ErrorKind::OSError, std::string("cannot write the output: ") + std::strerror(errno ? errno : EIO));
   }
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   report(true);

@@ -42,17 +42,17 @@ ArgsReader::Status ArgsReader::step(ParserBase& p, Sink& sink, const std::string
 }
 
 ParserBase::Read ParserBase::read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name,
-                                      std::string_view what, bool close, bool cut_not_call) {
+                                      std::string_view what, OnArgsDone on_done, NotArgs not_args) {
   switch (r.step(*this, sink, id, name)) {
     case ArgsReader::Status::NeedMore: return Read::NeedMore;
     case ArgsReader::Status::Done:
-      if (close) {
+      if (on_done == OnArgsDone::CloseCall) {
         stop_recording();
         close_call(sink);
       }
       return Read::Done;
     case ArgsReader::Status::NotObject:
-      if (!cut_not_call) return Read::NotCall;
+      if (not_args == NotArgs::Report) return Read::NotCall;
       break;
     case ArgsReader::Status::Broken: break;
   }
@@ -61,7 +61,7 @@ ParserBase::Read ParserBase::read_args(ArgsReader& r, Sink& sink, const std::str
 }
 
 ParserBase::Read ParserBase::read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof,
-                                        bool cut_not_call) {
+                                        NotArgs not_args) {
   size_t used = 0;
   pylit::KwargsStream::Status s = k.step(*this, sink, name, rest(), eof, &used);
   advance(used);
@@ -72,7 +72,7 @@ ParserBase::Read ParserBase::read_kwargs(pylit::KwargsStream& k, Sink& sink, con
       close_call(sink);
       return Read::Done;
     case pylit::KwargsStream::Status::NotKwargs:
-      if (!cut_not_call) return Read::NotCall;
+      if (not_args == NotArgs::Report) return Read::NotCall;
       break;
     case pylit::KwargsStream::Status::Broken: break;
   }

@@ -76,7 +76,7 @@ class ChatGlm3Parser final : public GlmSegmentParser {
         return true;
       }
       case Cs::Args:
-        switch (read_kwargs(kwargs_, sink, name_, eof, true)) {
+        switch (read_kwargs(kwargs_, sink, name_, eof, NotArgs::Cut)) {
           case Read::NeedMore: return false;  // at eof, call_end cuts it
           case Read::Done: cs_ = Cs::Tail; return true;
           default:

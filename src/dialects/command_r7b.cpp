@@ -27,7 +27,7 @@ class CommandR7bParser final : public scan::ThinkParser {
   bool body_step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, {kAction, kResponse, kEndResponse}, false, eof);
+        int k = text_until(sink, {kAction, kResponse, kEndResponse}, TextKind::Content, eof);
         if (k < 0) return false;
         if (k != 0) return true;  // response markers only frame the content
         start_recording(kAction);

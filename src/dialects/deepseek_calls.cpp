@@ -61,7 +61,7 @@ class DeepSeekParser final : public scan::ThinkParser {
     size_t len = 0;
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, calls_begin(), false, eof);
+        int k = text_until(sink, calls_begin(), TextKind::Content, eof);
         if (k < 0) return false;
         start_recording(calls_begin()[k]);
         block_.start(calls_);

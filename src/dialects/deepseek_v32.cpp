@@ -38,7 +38,7 @@ class DsmlParser final : public scan::ThinkParser {
   bool body_step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, kBlockOpen, false, eof);
+        int k = text_until(sink, kBlockOpen, TextKind::Content, eof);
         if (k < 0) return false;
         start_recording(kBlockOpen[k]);
         block_.start(calls_);

@@ -20,7 +20,7 @@ class FirefunctionParser final : public scan::ParserBase {
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, kMarkers, false, eof);
+        int k = text_until(sink, kMarkers, TextKind::Content, eof);
         if (k < 0) return false;
         start_recording(kMarkers[k]);
         reader_.reset(scan::CallReader::Mode::List, {"arguments", "parameters"}, true);

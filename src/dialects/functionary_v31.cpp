@@ -27,7 +27,7 @@ class FunctionaryV31Parser final : public PythonTagParser {
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, {kFunction, kPythonTag}, false, eof);
+        int k = text_until(sink, {kFunction, kPythonTag}, TextKind::Content, eof);
         if (k < 0) return false;
         if (k == 0) {
           start_recording(kFunction);

@@ -35,7 +35,7 @@ class FunctionaryV32Parser final : public scan::ParserBase {
         return true;
       case St::Recipient: return recipient(sink, eof);
       case St::Content: {
-        if (text_until(sink, {kSep}, false, eof) < 0) return false;
+        if (text_until(sink, {kSep}, TextKind::Content, eof) < 0) return false;
         start_recording(kSep);
         at_start_ = false;
         st_ = St::Recipient;

@@ -187,23 +187,75 @@ class Gemma4Parser final : public scan::ParserBase {
   explicit Gemma4Parser(const ParseOptions& o) : ParserBase(o) { st_ = o.reasoning_open ? St::Channel : St::Content; }
 
  protected:
+  bool content_step(Sink& sink, bool eof) {
+    int k = text_until(sink, {kCallOpen, kChannelOpen, "<|tool_response>", "<turn|>"}, TextKind::Content, eof);
+    if (k < 0) return false;
+    if (k == 0) {
+      start_recording(kCallOpen);
+      body_.clear();
+      st_ = St::Name;
+    } else if (k == 1) {
+      st_ = St::Channel;
+    } else {
+      skip_to_end();  // end of turn: what follows is not this message
+      st_ = St::Done;
+    }
+    return true;
+  }
+
+  // a call's name, after <|tool_call>
+  bool name_step(Sink& sink, bool eof) {
+    int k = collect_until(body_, {"{", kCallClose}, eof);
+    if (k < 0) return body_.size() > kMaxName ? not_a_call(sink) : false;
+    if (k == 1 || !std::string_view(body_).starts_with("call:")) return not_a_call(sink);
+    std::string name = body_.substr(5);
+    if (name.empty() || name.find_first_of(" \n{}<>") != std::string::npos) return not_a_call(sink);
+    advance(1);
+    open_call(sink, "", name);
+    call_text(sink, "{");
+    members_ = 0;
+    st_ = St::Key;
+    return true;
+  }
+
+  bool key_text_step(Sink& sink, bool eof) {
+    // A key ends at ':' (bare), or at its closing quote token.
+    std::string_view stop = key_quoted_ ? kQuote : std::string_view(":");
+    int k = collect_until(body_, {stop, kCallClose}, eof);
+    if (k < 0) return body_.size() > kMaxName ? cut(sink, "a key too long") : false;
+    if (k == 1) return cut(sink, "a call's key not followed by a value");
+    advance(stop.size());
+    if (!key_quoted_) {
+      while (!body_.empty() && scan::is_json_ws(body_.back())) body_.pop_back();
+      if (body_.empty() || body_.find_first_of("{}[],\"") != std::string::npos) return cut(sink, "not a key");
+      st_ = St::Value;
+    } else {
+      st_ = St::Colon;
+    }
+    std::string head = members_++ ? "," : "";
+    json::dump_string(head, body_, false);
+    head += ':';
+    call_text(sink, head);
+    return true;
+  }
+
+  // a value other than a <|"|> string: held until its end, then converted
+  bool other_value_step(Sink& sink, bool eof) {
+    auto [n, ended] = end_.scan(rest(), eof);
+    body_.append(rest().substr(0, n));
+    advance(n);
+    if (!ended) return false;
+    ValueReader r(body_);
+    std::optional<Value> v = r.value();
+    if (!v || !r.at_end()) return cut(sink, "a value the template would not write");
+    call_text(sink, scan::compact_json(*v));
+    st_ = St::AfterValue;
+    return true;
+  }
+
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
-      case St::Content: {
-        int k = text_until(sink, {kCallOpen, kChannelOpen, "<|tool_response>", "<turn|>"}, false, eof);
-        if (k < 0) return false;
-        if (k == 0) {
-          start_recording(kCallOpen);
-          body_.clear();
-          st_ = St::Name;
-        } else if (k == 1) {
-          st_ = St::Channel;
-        } else {
-          skip_to_end();  // end of turn: what follows is not this message
-          st_ = St::Done;
-        }
-        return true;
-      }
+      case St::Content: return content_step(sink, eof);
       case St::Channel: {
         // The channel's name line ("thought\n") is not reasoning text.
         Match m = match("thought\n", eof);
@@ -212,45 +264,14 @@ class Gemma4Parser final : public scan::ParserBase {
         return true;
       }
       case St::Reasoning: {
-        int k = text_until(sink, {kChannelClose}, true, eof);
+        int k = text_until(sink, {kChannelClose}, TextKind::Reasoning, eof);
         if (k < 0) return false;
         st_ = St::Content;
         return true;
       }
-      case St::Name: {
-        int k = collect_until(body_, {"{", kCallClose}, eof);
-        if (k < 0) return body_.size() > kMaxName ? not_a_call(sink) : false;
-        if (k == 1 || !std::string_view(body_).starts_with("call:")) return not_a_call(sink);
-        std::string name = body_.substr(5);
-        if (name.empty() || name.find_first_of(" \n{}<>") != std::string::npos) return not_a_call(sink);
-        advance(1);
-        open_call(sink, "", name);
-        call_text(sink, "{");
-        members_ = 0;
-        st_ = St::Key;
-        return true;
-      }
+      case St::Name: return name_step(sink, eof);
       case St::Key: return key_step(sink, eof);
-      case St::KeyText: {
-        // A key ends at ':' (bare), or at its closing quote token.
-        std::string_view stop = key_quoted_ ? kQuote : std::string_view(":");
-        int k = collect_until(body_, {stop, kCallClose}, eof);
-        if (k < 0) return body_.size() > kMaxName ? cut(sink, "a key too long") : false;
-        if (k == 1) return cut(sink, "a call's key not followed by a value");
-        advance(stop.size());
-        if (!key_quoted_) {
-          while (!body_.empty() && scan::is_json_ws(body_.back())) body_.pop_back();
-          if (body_.empty() || body_.find_first_of("{}[],\"") != std::string::npos) return cut(sink, "not a key");
-          st_ = St::Value;
-        } else {
-          st_ = St::Colon;
-        }
-        std::string head = members_++ ? "," : "";
-        json::dump_string(head, body_, false);
-        head += ':';
-        call_text(sink, head);
-        return true;
-      }
+      case St::KeyText: return key_text_step(sink, eof);
       case St::Colon: {
         if (!skip_ws()) return false;
         if (rest()[0] != ':') return cut(sink, "a key not followed by ':'");
@@ -280,18 +301,7 @@ class Gemma4Parser final : public scan::ParserBase {
         st_ = St::AfterValue;
         return true;
       }
-      case St::OtherValue: {
-        auto [n, ended] = end_.scan(rest(), eof);
-        body_.append(rest().substr(0, n));
-        advance(n);
-        if (!ended) return false;
-        ValueReader r(body_);
-        std::optional<Value> v = r.value();
-        if (!v || !r.at_end()) return cut(sink, "a value the template would not write");
-        call_text(sink, scan::compact_json(*v));
-        st_ = St::AfterValue;
-        return true;
-      }
+      case St::OtherValue: return other_value_step(sink, eof);
       case St::AfterValue: {
         if (!skip_ws()) return false;
         char c = rest()[0];

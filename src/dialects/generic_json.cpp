@@ -105,7 +105,7 @@ class GenericParser final : public scan::ThinkParser {
         return true;
       }
       case St::Content:
-        return text_until(sink, {}, false, eof), false;
+        return text_until(sink, {}, TextKind::Content, eof), false;
     }
     return false;
   }

@@ -34,7 +34,7 @@ class Glm4Parser final : public GlmSegmentParser {
       started_ = true;
       args_.reset();
     }
-    if (read_args(args_, sink, "", name_, "arguments", true, true) == Read::NeedMore) return false;
+    if (read_args(args_, sink, "", name_, "arguments", OnArgsDone::CloseCall, NotArgs::Cut) == Read::NeedMore) return false;
     done();
     return true;
   }

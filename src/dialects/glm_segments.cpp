@@ -34,8 +34,8 @@ void GlmSegmentParser::text_keeping_ws_pending(Sink& sink, std::string_view t) {
   size_t e = t.size();
   while (e > 0 && scan::is_json_ws(t[e - 1])) --e;
   if (e > 0) {
-    emit_text(sink, pending_ws_, false);
-    emit_text(sink, t.substr(0, e), false);
+    emit_text(sink, pending_ws_, TextKind::Content);
+    emit_text(sink, t.substr(0, e), TextKind::Content);
     pending_ws_.clear();
   }
   pending_ws_.append(t.substr(e));

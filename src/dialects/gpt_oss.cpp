@@ -94,7 +94,7 @@ class HarmonyParser final : public scan::ParserBase {
         return true;
       }
       case St::Text: {
-        int k = text_until(sink, body_ends(), reasoning_, eof);
+        int k = text_until(sink, body_ends(), reasoning_ ? TextKind::Reasoning : TextKind::Content, eof);
         if (k < 0) return false;
         end_of_message(k);
         return true;

@@ -53,7 +53,7 @@ class InferredParser final : public scan::ThinkParser {
         st_ = s_->start_only ? St::Text : St::Content;
         return true;
       case St::Text:
-        text_until(sink, {}, false, eof);
+        text_until(sink, {}, TextKind::Content, eof);
         return false;
     }
     return false;
@@ -92,7 +92,7 @@ class InferredParser final : public scan::ThinkParser {
   }
 
   bool content_step(Sink& sink, bool eof) {
-    int k = text_until(sink, {trigger_}, false, eof);
+    int k = text_until(sink, {trigger_}, TextKind::Content, eof);
     if (k < 0) return false;
     start_recording(trigger_);
     after_trigger();
@@ -207,7 +207,7 @@ class InferredParser final : public scan::ThinkParser {
   }
   // NameThenArgs: the arguments object streams (ArgsReader) once the name is read.
   bool args_step(Sink& sink) {
-    Read r = read_args(args_reader_, sink, "", name_, "the arguments", false, false);
+    Read r = read_args(args_reader_, sink, "", name_, "the arguments", OnArgsDone::FamilyCloses, NotArgs::Report);
     if (r == Read::NeedMore) return false;
     if (r == Read::NotCall) give_back(sink, WarningKind::MalformedCall, "the arguments of '" + name_ + "' are not a JSON object");
     st_ = r == Read::Done ? St::StreamClose : s_->start_only ? St::Text : St::Content;

@@ -38,7 +38,7 @@ class KimiParser final : public scan::ParserBase {
         return true;
       }
       case St::Reasoning: {
-        int k = text_until(sink, {"</think>", kSectionBegin, kCallBegin}, true, eof);
+        int k = text_until(sink, {"</think>", kSectionBegin, kCallBegin}, TextKind::Reasoning, eof);
         if (k < 0) return false;
         if (k == 0) st_ = St::AfterThink;
         else open_calls(k == 1 ? kSectionBegin : kCallBegin, k == 1);
@@ -46,7 +46,7 @@ class KimiParser final : public scan::ParserBase {
       }
       case St::AfterThink: return ws_then_content(st_, /*drop_ws=*/true);
       case St::Content: {
-        int k = text_until(sink, {kSectionBegin, kCallBegin}, false, eof);
+        int k = text_until(sink, {kSectionBegin, kCallBegin}, TextKind::Content, eof);
         if (k < 0) return false;
         open_calls(k == 0 ? kSectionBegin : kCallBegin, k == 0);
         return true;

@@ -106,14 +106,14 @@ class KimiK3Parser final : public scan::ParserBase {
 
   // Inside the think block, up to its close.
   bool reasoning(Sink& sink, bool eof) {
-    if (text_until(sink, {kThinkClose}, true, eof) < 0) return false;
+    if (text_until(sink, {kThinkClose}, TextKind::Reasoning, eof) < 0) return false;
     st_ = St::Content;
     return true;
   }
 
   // Content up to the next tag that matters; the response tags only wrap content.
   bool content(Sink& sink, bool eof) {
-    int k = text_until(sink, {kResponseOpen, kResponseClose, kToolsOpen, kMessageClose, kEndOfMsg, kThinkOpen}, false, eof);
+    int k = text_until(sink, {kResponseOpen, kResponseClose, kToolsOpen, kMessageClose, kEndOfMsg, kThinkOpen}, TextKind::Content, eof);
     if (k < 0) return false;
     if (k == 2) {
       start_recording(kToolsOpen);

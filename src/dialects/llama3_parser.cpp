@@ -91,9 +91,9 @@ class Llama3Parser final : public PythonTagParser {
         return true;
       }
       case St::Content: {
-        if (!builtins_) return text_until(sink, {}, false, eof), false;
+        if (!builtins_) return text_until(sink, {}, TextKind::Content, eof), false;
         // With builtin tools, llama.cpp also takes <|python_tag|> after some text.
-        if (text_until(sink, {kPythonTag}, false, eof) < 0) return false;
+        if (text_until(sink, {kPythonTag}, TextKind::Content, eof) < 0) return false;
         start_recording(kPythonTag);
         st_ = St::Tagged;
         return true;

@@ -37,7 +37,7 @@ class MarkedJsonParser final : public scan::ParserBase {
         return true;
       }
       case St::Reasoning:
-        if (text_until(sink, think_closes_, true, eof) < 0) return false;
+        if (text_until(sink, think_closes_, TextKind::Reasoning, eof) < 0) return false;
         st_ = St::AfterThink;
         return true;
       case St::AfterThink:
@@ -48,7 +48,7 @@ class MarkedJsonParser final : public scan::ParserBase {
         st_ = St::Body;
         return true;
       case St::Body: {
-        int k = text_until(sink, body_marks_, false, eof);
+        int k = text_until(sink, body_marks_, TextKind::Content, eof);
         if (k < 0) return false;
         size_t nm = style_.markers.size(), nd = style_.drops.size();
         if (static_cast<size_t>(k) < nm) {
@@ -77,7 +77,8 @@ class MarkedJsonParser final : public scan::ParserBase {
       }
       case St::Close: {
         const JsonCallMarker& mk = style_.markers[which_];
-        if (!close_marked_call(sink, mk.open, mk.close, not_call_, mk.close_optional, "a call or a list of calls", eof))
+        if (!close_marked_call(sink, mk.open, mk.close, not_call_,
+                               mk.close_optional ? CloseMarker::Optional : CloseMarker::Required, "a call or a list of calls", eof))
           return false;
         st_ = St::AfterCall;
         return true;

@@ -25,7 +25,7 @@ class MistralParser final : public scan::ThinkParser {
     size_t len = 0;
     switch (st_) {
       case St::Content: {
-        if (text_until(sink, {"[TOOL_CALLS]"}, false, eof) < 0) return false;
+        if (text_until(sink, {"[TOOL_CALLS]"}, TextKind::Content, eof) < 0) return false;
         start_recording("[TOOL_CALLS]");
         name_.clear();
         id_.clear();

@@ -40,7 +40,7 @@ PythonTagParser::TagStep PythonTagParser::python_tag_step(Sink& sink, bool eof) 
     }
     case Tag::Kwargs:
       // At eof with the arguments unfinished, the parser's at_end cuts the call.
-      if (read_kwargs(kwargs_, sink, body_.name(), eof, true) != Read::NeedMore) return TagStep::Finished;
+      if (read_kwargs(kwargs_, sink, body_.name(), eof, NotArgs::Cut) != Read::NeedMore) return TagStep::Finished;
       return pos_ > before ? TagStep::Progress : TagStep::NeedMore;
     case Tag::Raw:
       // Raw code runs to <|eom_id|> / <|eot_id|> (left for the content) or the end of the output.

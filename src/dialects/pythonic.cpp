@@ -34,7 +34,7 @@ class PythonicParser final : public scan::ThinkParser {
       case St::Open: return open_wrapper(eof);
       case St::Name: return call_name(sink);
       case St::Args: {
-        Read r = read_kwargs(kw_, sink, name_, eof, wrapped_ || group_calls_ > 0);
+        Read r = read_kwargs(kw_, sink, name_, eof, wrapped_ || group_calls_ > 0 ? NotArgs::Cut : NotArgs::Report);
         if (r == Read::NotCall) return not_a_call(sink);
         if (r == Read::Done) {
           ++group_calls_;
@@ -83,7 +83,7 @@ class PythonicParser final : public scan::ThinkParser {
   bool content(Sink& sink, bool eof) {
     static const std::vector<std::string_view> marks{"[", "<|python_start|>", "<|tool_call_start|>", "<function_calls>"};
     static const std::vector<std::string_view> closes{"", "<|python_end|>", "<|tool_call_end|>", "</function_calls>"};
-    int k = text_until(sink, marks, false, eof);
+    int k = text_until(sink, marks, TextKind::Content, eof);
     if (k < 0) return false;
     start_recording(marks[k]);
     close_ = closes[k];

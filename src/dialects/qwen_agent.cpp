@@ -30,6 +30,109 @@ class QwenAgentParser final : public scan::ThinkParser {
   explicit QwenAgentParser(const ParseOptions& o) : ThinkParser(o, "<think>", "</think>") {}
 
  protected:
+  bool name_step(Sink& sink, bool eof) {
+    int k = collect_until(name_, kMarkers, eof);
+    if (k < 0 && !eof) return false;
+    std::string name(textargs::trim(name_));
+    if (k < 0 || name.empty() || name.find('\n') != std::string::npos) {
+      give_back(sink, k < 0 ? WarningKind::TruncatedCall : WarningKind::MalformedCall,
+                "✿FUNCTION✿: without a tool name and ✿ARGS✿:");
+      st_ = St::Content;
+      return true;
+    }
+    name_ = name;
+    if (kind(k) == kArgs) {
+      advance(kMarkers[k].size());
+      args_.clear();
+      st_ = St::ArgsStart;
+    } else {
+      // A name followed by a stop word or another call: Qwen-Agent calls it with empty arguments.
+      emit_call(sink, "", name_, Value::dict());
+      stop_recording();  // after: an unknown tool's text is the recording (note_call)
+      st_ = St::Content;
+    }
+    return true;
+  }
+
+  bool args_start_step(Sink& sink, bool eof) {
+    // A JSON object streams as it is written; any other arguments are read whole (St::Args).
+    std::string_view r = rest();
+    size_t i = 0;
+    while (i < r.size() && scan::is_json_ws(r[i])) ++i;
+    if (i == r.size() && !eof) return false;
+    if (i < r.size() && r[i] == '{') {
+      advance(i);
+      json_.reset();
+      st_ = St::ArgsJson;
+      return true;
+    }
+    // Text or a code block streams into the tool's first parameter, what finish_call gives it
+    // whole; empty arguments (a marker at once) are read whole.
+    scan::MarkerHit h = scan::find_marker(r.substr(i), kMarkers);
+    if (h.pos == 0 && h.which < 0 && !eof) return false;
+    std::string_view t = r.substr(i);
+    if (!t.empty() && h.pos > 0 && t[0] == '`' && t.size() < 3 && !eof) return false;
+    st_ = St::Args;
+    if (t.empty() || h.pos == 0) return true;
+    advance(i);
+    st_ = t.starts_with("```") ? St::FenceTag : St::ArgsText;
+    if (st_ == St::ArgsText) open_text_call(sink);
+    return true;
+  }
+
+  bool fence_tag_step(Sink& sink, bool eof) {
+    // "```TAG\n": the tag line is dropped (strip_code_fence); a line that is not a tag is code.
+    // Without its line break before a marker, the block is read whole.
+    std::string_view r = rest();
+    size_t nl = r.find('\n');
+    std::string_view line = r.substr(0, nl);
+    scan::MarkerHit h = scan::find_marker(line, kMarkers);
+    if (h.which >= 0 || (nl == std::string_view::npos && (eof || r.size() > kMaxTag))) {
+      st_ = St::Args;
+      return true;
+    }
+    if (nl == std::string_view::npos) return false;
+    bool tag = true;
+    for (char c : line.substr(3))
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) tag = false;
+    advance(nl + 1);
+    open_text_call(sink);
+    if (!tag) call_trimmed_text(sink, r.substr(3, nl - 2), text_);  // the line and its break
+    held_.clear();
+    st_ = St::Code;
+    return true;
+  }
+
+  bool code_step(Sink& sink, bool eof) {
+    // The code runs to the LAST "\n```" before the next marker (remove_trailing_comment_of_fn_args):
+    // from a fence on, the text is held until another fence (then it was code) or the marker.
+    static const std::vector<std::string_view> ends = scan::joined({"\n```"}, kMarkers);
+    std::string_view r = rest();
+    scan::MarkerHit h = scan::find_marker(r, ends);
+    size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
+    if (held_.empty()) call_trimmed_text(sink, r.substr(0, upto), text_);
+    else held_.append(r.substr(0, upto));
+    advance(upto);
+    if (h.which == 0) {
+      call_trimmed_text(sink, held_, text_);
+      held_.assign(ends[0]);
+      advance(ends[0].size());
+      return true;
+    }
+    if (h.which < 0 && !eof) return upto > 0;
+    if (held_.empty()) {  // the block was never closed
+      if (h.which < 0) {
+        abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the code block of '" + name_ + "'", true);
+      } else {
+        abandon_call(sink, WarningKind::MalformedCall, "the code block of '" + name_ + "' is not closed");
+      }
+      st_ = St::Content;
+      return true;
+    }
+    close_string_call(sink);
+    return after_args(h.which < 0 ? -1 : h.which - 1);
+  }
+
   bool body_step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Start: {
@@ -44,12 +147,12 @@ class QwenAgentParser final : public scan::ThinkParser {
         st_ = St::Content;
         return true;
       case St::Content: {
-        int k = text_until(sink, kMarkers, false, eof);
+        int k = text_until(sink, kMarkers, TextKind::Content, eof);
         if (k < 0) return false;
         if (kind(k) == kStop) {
           st_ = St::Done;
         } else if (kind(k) == kArgs) {
-          emit_text(sink, kMarkers[k], false);  // ✿ARGS✿ without a function: plain text
+          emit_text(sink, kMarkers[k], TextKind::Content);  // ✿ARGS✿ without a function: plain text
         } else {
           start_recording(kMarkers[k]);
           name_.clear();
@@ -57,111 +160,16 @@ class QwenAgentParser final : public scan::ThinkParser {
         }
         return true;
       }
-      case St::Name: {
-        int k = collect_until(name_, kMarkers, eof);
-        if (k < 0 && !eof) return false;
-        std::string name(textargs::trim(name_));
-        if (k < 0 || name.empty() || name.find('\n') != std::string::npos) {
-          give_back(sink, k < 0 ? WarningKind::TruncatedCall : WarningKind::MalformedCall,
-                    "✿FUNCTION✿: without a tool name and ✿ARGS✿:");
-          st_ = St::Content;
-          return true;
-        }
-        name_ = name;
-        if (kind(k) == kArgs) {
-          advance(kMarkers[k].size());
-          args_.clear();
-          st_ = St::ArgsStart;
-        } else {
-          // A name followed by a stop word or another call: Qwen-Agent calls it with empty arguments.
-          emit_call(sink, "", name_, Value::dict());
-          stop_recording();  // after: an unknown tool's text is the recording (note_call)
-          st_ = St::Content;
-        }
-        return true;
-      }
-      case St::ArgsStart: {
-        // A JSON object streams as it is written; any other arguments are read whole (St::Args).
-        std::string_view r = rest();
-        size_t i = 0;
-        while (i < r.size() && scan::is_json_ws(r[i])) ++i;
-        if (i == r.size() && !eof) return false;
-        if (i < r.size() && r[i] == '{') {
-          advance(i);
-          json_.reset();
-          st_ = St::ArgsJson;
-          return true;
-        }
-        // Text or a code block streams into the tool's first parameter, what finish_call gives it
-        // whole; empty arguments (a marker at once) are read whole.
-        scan::MarkerHit h = scan::find_marker(r.substr(i), kMarkers);
-        if (h.pos == 0 && h.which < 0 && !eof) return false;
-        std::string_view t = r.substr(i);
-        if (!t.empty() && h.pos > 0 && t[0] == '`' && t.size() < 3 && !eof) return false;
-        st_ = St::Args;
-        if (t.empty() || h.pos == 0) return true;
-        advance(i);
-        st_ = t.starts_with("```") ? St::FenceTag : St::ArgsText;
-        if (st_ == St::ArgsText) open_text_call(sink);
-        return true;
-      }
+      case St::Name: return name_step(sink, eof);
+      case St::ArgsStart: return args_start_step(sink, eof);
       case St::ArgsText: {
         int k = trimmed_string_until(sink, kMarkers, text_, eof);
         if (k < 0 && !eof) return false;
         close_string_call(sink);
         return after_args(k);
       }
-      case St::FenceTag: {
-        // "```TAG\n": the tag line is dropped (strip_code_fence); a line that is not a tag is code.
-        // Without its line break before a marker, the block is read whole.
-        std::string_view r = rest();
-        size_t nl = r.find('\n');
-        std::string_view line = r.substr(0, nl);
-        scan::MarkerHit h = scan::find_marker(line, kMarkers);
-        if (h.which >= 0 || (nl == std::string_view::npos && (eof || r.size() > kMaxTag))) {
-          st_ = St::Args;
-          return true;
-        }
-        if (nl == std::string_view::npos) return false;
-        bool tag = true;
-        for (char c : line.substr(3))
-          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ')) tag = false;
-        advance(nl + 1);
-        open_text_call(sink);
-        if (!tag) call_trimmed_text(sink, r.substr(3, nl - 2), text_);  // the line and its break
-        held_.clear();
-        st_ = St::Code;
-        return true;
-      }
-      case St::Code: {
-        // The code runs to the LAST "\n```" before the next marker (remove_trailing_comment_of_fn_args):
-        // from a fence on, the text is held until another fence (then it was code) or the marker.
-        static const std::vector<std::string_view> ends = scan::joined({"\n```"}, kMarkers);
-        std::string_view r = rest();
-        scan::MarkerHit h = scan::find_marker(r, ends);
-        size_t upto = h.which >= 0 ? h.pos : eof ? r.size() : scan::utf8_safe_end(r.substr(0, h.pos));
-        if (held_.empty()) call_trimmed_text(sink, r.substr(0, upto), text_);
-        else held_.append(r.substr(0, upto));
-        advance(upto);
-        if (h.which == 0) {
-          call_trimmed_text(sink, held_, text_);
-          held_.assign(ends[0]);
-          advance(ends[0].size());
-          return true;
-        }
-        if (h.which < 0 && !eof) return upto > 0;
-        if (held_.empty()) {  // the block was never closed
-          if (h.which < 0) {
-            abandon_call(sink, WarningKind::TruncatedCall, "output ended inside the code block of '" + name_ + "'", true);
-          } else {
-            abandon_call(sink, WarningKind::MalformedCall, "the code block of '" + name_ + "' is not closed");
-          }
-          st_ = St::Content;
-          return true;
-        }
-        close_string_call(sink);
-        return after_args(h.which < 0 ? -1 : h.which - 1);
-      }
+      case St::FenceTag: return fence_tag_step(sink, eof);
+      case St::Code: return code_step(sink, eof);
       case St::ArgsJson:
         return args_step(json_, sink, "", name_, st_, {.done = St::ArgsTail, .cut = St::Content, .what = "✿ARGS✿:"});
       case St::ArgsTail:  // a comment after the arguments (remove_trailing_comment_of_fn_args): dropped

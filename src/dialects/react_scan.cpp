@@ -32,6 +32,102 @@ class ReactParser final : public scan::ParserBase {
   }
 
  protected:
+  bool name_step(Sink& sink, bool eof) {
+    int k = collect_until(name_, lines_, eof);
+    if (k < 0 && !eof) return false;
+    std::string_view name = textargs::trim(name_);
+    // Tool names have no spaces (LangChain rejects "Action: search Final Answer:").
+    if (k >= 0 && labels_[k] == Label::Input && !name.empty() && name.find_first_of(" \t\r\n") == std::string_view::npos) {
+      advance(lines_[k].size());
+      name_ = std::string(name);
+      args_.clear();
+      // A call the guard keeps as content is content before a later "Final Answer:" too.
+      if (call_kept_as_content(opts_.tools, name_)) content_seen_ = true;
+      st_ = St::InputStart;
+      return true;
+    }
+    fail(sink, k < 0 ? WarningKind::TruncatedCall : WarningKind::MalformedCall,
+              "'Action:' without a tool name and 'Action Input:'");
+    st_ = St::Text;
+    return true;
+  }
+
+  bool input_start_step(Sink& sink, bool eof) {
+    // What the input is can be told from its first bytes, so it streams: a JSON object, array
+    // or (ReAct) string, on the label's line or the next, bare or in a code fence, and free text
+    // on the label's line. Only the rest (a JSON string in LLaMA-Factory, which may hold an
+    // object; a scalar; text from the next line on) is read whole (St::Input).
+    Opening o = opening(rest(), eof);
+    if (o.need_more) return false;
+    fenced_ = o.fenced;
+    if (o.kind == '{' || o.kind == '[') {
+      advance(o.at);
+      json_.reset(o.kind == '[');
+      array_ = o.kind == '[';
+      st_ = St::InputJson;
+    } else if (o.kind == '"') {
+      advance(o.at);
+      open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
+      str_.reset(0);
+      quote_taken_ = false;
+      st_ = St::InputString;
+    } else if (o.kind == 't') {
+      // Free text streams into the tool's first parameter (what finish_call gives it whole).
+      advance(o.at);
+      open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
+      text_ = {};
+      st_ = St::InputText;
+    } else {
+      st_ = St::Input;
+    }
+    return true;
+  }
+
+  bool input_string_step(Sink& sink) {
+    // A JSON string (ReAct): its value, re-escaped canonically, is the first parameter's.
+    do advance(str_.feed(rest()));
+    while (str_.stop() == scan::JsonStream::Stop::ValueStart);
+    std::string& out = str_.out();
+    if (!quote_taken_ && !out.empty()) {  // the opening quote: open_string_call wrote one
+      out.erase(0, 1);
+      quote_taken_ = true;
+    }
+    if (str_.stop() == scan::JsonStream::Stop::Done) out.pop_back();  // the closing quote
+    take_call_text(sink, out);
+    if (str_.stop() == scan::JsonStream::Stop::NeedMore) return false;
+    if (str_.stop() == scan::JsonStream::Stop::Error) {
+      abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON string");
+      content_seen_ = true;
+      st_ = St::Text;
+      return true;
+    }
+    call_text(sink, "\"}");
+    st_ = St::InputTail;
+    return true;
+  }
+
+  bool input_tail_step(Sink& sink, bool eof) {
+    // Text after the JSON value, up to the next label: content (ReAct keeps it); where only JSON
+    // may follow the label, the call is cut there (the whole result is its text, as before). A
+    // code fence's closing line is not text after it.
+    int k = collect_until(args_, lines_, eof);
+    if (k < 0 && !eof) return false;
+    std::string_view trimmed = textargs::trim(args_);
+    if (fenced_ && trimmed.substr(0, 3) == "```") trimmed = textargs::trim(trimmed.substr(3));
+    std::string tail(trimmed);
+    args_.clear();
+    st_ = St::Text;
+    if (!tail.empty() && style_.json_only) {
+      abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON object");
+      content_seen_ = true;
+      return true;
+    }
+    stop_recording();
+    close_call(sink);
+    if (!tail.empty()) sink.on(ContentDelta{tail});
+    return true;
+  }
+
   bool step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Start: {
@@ -48,7 +144,7 @@ class ReactParser final : public scan::ParserBase {
       }
       case St::Text: {
         size_t before = pos_;
-        int k = text_until(sink, lines_, reasoning_, eof);
+        int k = text_until(sink, lines_, reasoning_ ? TextKind::Reasoning : TextKind::Content, eof);
         if (!reasoning_ && pos_ - before > (k >= 0 ? lines_[k].size() : 0)) content_seen_ = true;
         if (k < 0) return false;
         on_label(sink, k, std::string(lines_[k]));
@@ -60,77 +156,9 @@ class ReactParser final : public scan::ParserBase {
         st_ = after_space_;
         return true;
       }
-      case St::Name: {
-        int k = collect_until(name_, lines_, eof);
-        if (k < 0 && !eof) return false;
-        std::string_view name = textargs::trim(name_);
-        // Tool names have no spaces (LangChain rejects "Action: search Final Answer:").
-        if (k >= 0 && labels_[k] == Label::Input && !name.empty() && name.find_first_of(" \t\r\n") == std::string_view::npos) {
-          advance(lines_[k].size());
-          name_ = std::string(name);
-          args_.clear();
-          // A call the guard keeps as content is content before a later "Final Answer:" too.
-          if (call_kept_as_content(opts_.tools, name_)) content_seen_ = true;
-          st_ = St::InputStart;
-          return true;
-        }
-        fail(sink, k < 0 ? WarningKind::TruncatedCall : WarningKind::MalformedCall,
-                  "'Action:' without a tool name and 'Action Input:'");
-        st_ = St::Text;
-        return true;
-      }
-      case St::InputStart: {
-        // What the input is can be told from its first bytes, so it streams: a JSON object, array
-        // or (ReAct) string, on the label's line or the next, bare or in a code fence, and free text
-        // on the label's line. Only the rest (a JSON string in LLaMA-Factory, which may hold an
-        // object; a scalar; text from the next line on) is read whole (St::Input).
-        Opening o = opening(rest(), eof);
-        if (o.need_more) return false;
-        fenced_ = o.fenced;
-        if (o.kind == '{' || o.kind == '[') {
-          advance(o.at);
-          json_.reset(o.kind == '[');
-          array_ = o.kind == '[';
-          st_ = St::InputJson;
-        } else if (o.kind == '"') {
-          advance(o.at);
-          open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
-          str_.reset(0);
-          quote_taken_ = false;
-          st_ = St::InputString;
-        } else if (o.kind == 't') {
-          // Free text streams into the tool's first parameter (what finish_call gives it whole).
-          advance(o.at);
-          open_string_call(sink, name_, textargs::free_text_key(opts_.tools, name_));
-          text_ = {};
-          st_ = St::InputText;
-        } else {
-          st_ = St::Input;
-        }
-        return true;
-      }
-      case St::InputString: {
-        // A JSON string (ReAct): its value, re-escaped canonically, is the first parameter's.
-        do advance(str_.feed(rest()));
-        while (str_.stop() == scan::JsonStream::Stop::ValueStart);
-        std::string& out = str_.out();
-        if (!quote_taken_ && !out.empty()) {  // the opening quote: open_string_call wrote one
-          out.erase(0, 1);
-          quote_taken_ = true;
-        }
-        if (str_.stop() == scan::JsonStream::Stop::Done) out.pop_back();  // the closing quote
-        take_call_text(sink, out);
-        if (str_.stop() == scan::JsonStream::Stop::NeedMore) return false;
-        if (str_.stop() == scan::JsonStream::Stop::Error) {
-          abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON string");
-          content_seen_ = true;
-          st_ = St::Text;
-          return true;
-        }
-        call_text(sink, "\"}");
-        st_ = St::InputTail;
-        return true;
-      }
+      case St::Name: return name_step(sink, eof);
+      case St::InputStart: return input_start_step(sink, eof);
+      case St::InputString: return input_string_step(sink);
       case St::InputText: {
         if (trimmed_string_until(sink, lines_, text_, eof) < 0 && !eof) return false;
         // The next label or the end of the output (its stop word eaten) ends the text.
@@ -146,27 +174,7 @@ class ReactParser final : public scan::ParserBase {
         if (st_ == St::InputTail && array_)
           warn(sink, WarningKind::InvalidArguments, "arguments of '" + name_ + "' are not a JSON object");
         return true;
-      case St::InputTail: {
-        // Text after the JSON value, up to the next label: content (ReAct keeps it); where only JSON
-        // may follow the label, the call is cut there (the whole result is its text, as before). A
-        // code fence's closing line is not text after it.
-        int k = collect_until(args_, lines_, eof);
-        if (k < 0 && !eof) return false;
-        std::string_view trimmed = textargs::trim(args_);
-        if (fenced_ && trimmed.substr(0, 3) == "```") trimmed = textargs::trim(trimmed.substr(3));
-        std::string tail(trimmed);
-        args_.clear();
-        st_ = St::Text;
-        if (!tail.empty() && style_.json_only) {
-          abandon_call(sink, WarningKind::MalformedCall, "'Action Input:' of '" + name_ + "' is not a valid JSON object");
-          content_seen_ = true;
-          return true;
-        }
-        stop_recording();
-        close_call(sink);
-        if (!tail.empty()) sink.on(ContentDelta{tail});
-        return true;
-      }
+      case St::InputTail: return input_tail_step(sink, eof);
       case St::Input: {
         int k = collect_until(args_, lines_, eof);
         if (k < 0 && !eof) return false;
@@ -175,7 +183,7 @@ class ReactParser final : public scan::ParserBase {
         return true;
       }
       case St::Final:
-        text_until(sink, {}, false, eof);
+        text_until(sink, {}, TextKind::Content, eof);
         return false;
       case St::Done:
         // Text after the model's own "Observation:" is a made-up tool result: dropped like a stop word.
@@ -264,14 +272,14 @@ class ReactParser final : public scan::ParserBase {
         st_ = St::Name;
         break;
       case Label::Input:  // no Action before it: plain text
-        emit_text(sink, text, reasoning_);
+        emit_text(sink, text, reasoning_ ? TextKind::Reasoning : TextKind::Content);
         break;
       case Label::Observation:
         st_ = St::Done;
         break;
       case Label::Final:
         // The line break before the label separates the answer from content already given.
-        if (!reasoning_ && content_seen_) emit_text(sink, "\n", false);
+        if (!reasoning_ && content_seen_) emit_text(sink, "\n", TextKind::Content);
         reasoning_ = false;
         after_space_ = St::Final;
         st_ = St::SkipSpace;

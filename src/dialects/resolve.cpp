@@ -24,15 +24,21 @@ Value Resolution::to_json() const {
   return o;
 }
 
-Resolution resolve(const std::string& src, const TemplateProbe& probe, const chat::Capabilities* caps,
-                   bool infer_only) {
+namespace {
+
+// A registered family claims the template when it scores above the generic_json fallback.
+bool claimed(const Detection& d) { return d.dialect && d.dialect->name != "generic_json"; }
+
+Resolution registered(const Detection& d) {
   Resolution r;
-  Detection d = detect(src, caps);
-  if (!infer_only && d.dialect && d.dialect->name != "generic_json") {
-    r.registered = d.dialect;
-    r.score = d.score;
-    return r;
-  }
+  r.registered = d.dialect;
+  r.score = d.score;
+  return r;
+}
+
+// Inferred from the probe's renders, else the generic_json fallback.
+Resolution inferred_or_fallback(const Detection& d, const TemplateProbe& probe) {
+  Resolution r;
   r.inferred = infer(probe, &r.not_inferred);
   if (r.inferred) return r;
   r.registered = find("generic_json");
@@ -40,9 +46,25 @@ Resolution resolve(const std::string& src, const TemplateProbe& probe, const cha
   return r;
 }
 
+}  // namespace
+
+Resolution resolve(const std::string& src, const TemplateProbe& probe, const chat::Capabilities* caps,
+                   bool infer_only) {
+  Detection d = detect(src, caps);
+  if (!infer_only && claimed(d)) return registered(d);
+  return inferred_or_fallback(d, probe);
+}
+
 Resolution resolve(const std::string& src, const Value& special_tokens) {
+  // The probe (its capability probe is some twenty renders) only when no family claims the
+  // template; compiled either way, so that a template that does not compile is an error here.
+  Detection d = detect(src, nullptr);
+  if (claimed(d)) {
+    jinja::Template::compile(src);
+    return registered(d);
+  }
   TemplateProbe probe(src, special_tokens);
-  return resolve(src, probe);
+  return inferred_or_fallback(d, probe);
 }
 
 namespace {
@@ -59,14 +81,13 @@ TemplateDialect dialect_for_template(const std::string& src, const Value& specia
 }
 
 Value detect_report(const std::string& src, const Value& special_tokens) {
-  chat::Capabilities caps = chat::detect_capabilities(src, special_tokens);
   TemplateProbe probe(src, special_tokens);
-  return report(caps, resolve(src, probe, &caps));
+  return report(probe.capabilities(), resolve(src, probe, &probe.capabilities()));
 }
 
 Value check_report(const std::string& src, const Value& special_tokens, bool* ok, bool infer_only) {
-  chat::Capabilities caps = chat::detect_capabilities(src, special_tokens);
   TemplateProbe probe(src, special_tokens);
+  const chat::Capabilities& caps = probe.capabilities();
   Resolution r = resolve(src, probe, &caps, infer_only);
   Value out = report(caps, r);
   *ok = true;

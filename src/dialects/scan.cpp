@@ -150,7 +150,7 @@ void ParserBase::run(Sink& sink, bool eof) {
   if (eof) {
     at_end(sink);
     // Whatever a state machine left undecided at the end is content.
-    if (pos_ < in_.size()) emit_text(sink, rest(), false);
+    if (pos_ < in_.size()) emit_text(sink, rest(), TextKind::Content);
     skip_to_end();
     send_source(sink);
   }
@@ -203,7 +203,7 @@ void ParserBase::give_back(Sink& sink, WarningKind k, std::string detail) {
 }
 
 bool ParserBase::close_marked_call(Sink& sink, std::string_view open, std::string_view close, bool not_call,
-                                   bool close_optional, std::string_view not_call_what, bool eof) {
+                                   CloseMarker close_marker, std::string_view not_call_what, bool eof) {
   int m = -1;
   if (!close.empty()) {
     size_t len = 0;
@@ -216,7 +216,7 @@ bool ParserBase::close_marked_call(Sink& sink, std::string_view open, std::strin
   if (not_call) {
     sink.on(ContentDelta{std::move(text)});
     warn(sink, WarningKind::MalformedCall, "the JSON after " + std::string(open) + " is not " + std::string(not_call_what));
-  } else if (!close.empty() && m != 0 && !close_optional) {
+  } else if (!close.empty() && m != 0 && close_marker == CloseMarker::Required) {
     warn(sink, WarningKind::MissingCloseMarker, "call without " + std::string(close));
   }
   return true;
@@ -254,25 +254,25 @@ void ParserBase::finish(Sink& sink) {
   pos_ = 0;
 }
 
-void ParserBase::emit_text(Sink& sink, std::string_view s, bool reasoning) {
+void ParserBase::emit_text(Sink& sink, std::string_view s, TextKind kind) {
   if (src_.on) send_source(sink);
   if (s.empty()) return;
-  if (reasoning) sink.on(ReasoningDelta{std::string(s)});
+  if (kind == TextKind::Reasoning) sink.on(ReasoningDelta{std::string(s)});
   else sink.on(ContentDelta{std::string(s)});
 }
 
-int ParserBase::text_until(Sink& sink, Markers markers, bool reasoning, bool eof) {
+int ParserBase::text_until(Sink& sink, Markers markers, TextKind kind, bool eof) {
   if (src_.on) send_source(sink);  // text again: a call before it is over
   std::string_view r = rest();
   MarkerHit h = find_marker(r, markers);
   if (h.which >= 0) {
-    emit_text(sink, r.substr(0, h.pos), reasoning);
+    emit_text(sink, r.substr(0, h.pos), kind);
     skip(h.pos);
     advance(markers[h.which].size());
     return h.which;
   }
   size_t upto = eof ? r.size() : utf8_safe_end(r.substr(0, h.pos));
-  emit_text(sink, r.substr(0, upto), reasoning);
+  emit_text(sink, r.substr(0, upto), kind);
   skip(upto);
   return -1;
 }
@@ -532,7 +532,7 @@ bool ThinkParser::step(Sink& sink, bool eof) {
       return true;
     }
     case Phase::Reasoning: {
-      if (text_until(sink, {close_}, true, eof) < 0) return false;
+      if (text_until(sink, {close_}, TextKind::Reasoning, eof) < 0) return false;
       phase_ = Phase::AfterThink;
       return true;
     }

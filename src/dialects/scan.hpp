@@ -218,8 +218,9 @@ class ParserBase : public StreamParser {
   // ends the recording. JSON that was not a call (not_call) becomes content with a MalformedCall
   // warning ("the JSON after OPEN is not NOT_CALL_WHAT"); a call without its close marker gets a
   // MissingCloseMarker warning unless the close is optional. False while the marker may be arriving.
+  enum class CloseMarker : bool { Required, Optional };
   bool close_marked_call(Sink& sink, std::string_view open, std::string_view close, bool not_call,
-                         bool close_optional, std::string_view not_call_what, bool eof);
+                         CloseMarker close_marker, std::string_view not_call_what, bool eof);
   // A block of calls whose close marker never came: the calls it held stand, with a warning.
   void unclosed_block(Sink& sink, std::string what) {
     stop_recording();
@@ -232,8 +233,9 @@ class ParserBase : public StreamParser {
   // Emits rest() as content or reasoning up to the first of `markers`; returns the marker's index
   // (pos_ then past it) or -1 when more input is needed (the possible marker prefix and any
   // incomplete UTF-8 tail are held back, unless eof).
-  int text_until(Sink& sink, Markers markers, bool reasoning, bool eof);
-  void emit_text(Sink& sink, std::string_view s, bool reasoning);
+  enum class TextKind : bool { Content, Reasoning };  // which delta text goes out as
+  int text_until(Sink& sink, Markers markers, TextKind kind, bool eof);
+  void emit_text(Sink& sink, std::string_view s, TextKind kind);
   // Like text_until, but appends the text to acc instead of emitting it, and leaves pos_ on the
   // marker (not past it): for a call's free-form part that runs to the next label.
   int collect_until(std::string& acc, Markers markers, bool eof);
@@ -253,14 +255,17 @@ class ParserBase : public StreamParser {
   // `what` and the tool); a finished arguments object with `close` ends the call and the recording
   // (without it the family reads its own close marker first); a finished list of calls ends the
   // recording. NotCall (nothing emitted, the text read is not a call) is the family's to decide;
-  // with cut_not_call it is cut like Cut instead.
+  // with NotArgs::Cut it is cut like Cut instead.
   enum class Read { NeedMore, Done, NotCall, Cut };
+  enum class NotArgs : bool { Report, Cut };
+  // On a finished arguments object: end the call and its recording, or leave that to the family.
+  enum class OnArgsDone : bool { FamilyCloses, CloseCall };
   static constexpr const char* kNotObject = "arguments are not a JSON object";
   Read read_args(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name, std::string_view what,
-                 bool close, bool cut_not_call);
+                 OnArgsDone on_done, NotArgs not_args);
   Read read_calls(CallReader& r, Sink& sink, std::string_view what);
   // The same for a pythonic call's keyword arguments (after `NAME(`): Done closes the call.
-  Read read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof, bool cut_not_call);
+  Read read_kwargs(pylit::KwargsStream& k, Sink& sink, const std::string& name, bool eof, NotArgs not_args);
   // Moves `state` on after a Read: to `done` on Done, to `cut` on Cut; false on NeedMore.
   template <class St>
   static bool moved(Read r, St& state, St done, St cut) {
@@ -282,7 +287,8 @@ class ParserBase : public StreamParser {
   template <class St>
   bool args_step(ArgsReader& r, Sink& sink, const std::string& id, const std::string& name, St& state,
                  const ArgsPlan<St>& plan) {
-    Read got = read_args(r, sink, id, name, plan.what, plan.close, plan.not_object == nullptr);
+    Read got = read_args(r, sink, id, name, plan.what, plan.close ? OnArgsDone::CloseCall : OnArgsDone::FamilyCloses,
+                         plan.not_object == nullptr ? NotArgs::Cut : NotArgs::Report);
     if (got == Read::NotCall) give_back(sink, WarningKind::MalformedCall, plan.not_object);
     return moved(got, state, plan.done, plan.cut);
   }

@@ -27,7 +27,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
   bool body_step(Sink& sink, bool eof) override {
     switch (st_) {
       case St::Content: {
-        int k = text_until(sink, opens_, false, eof);
+        int k = text_until(sink, opens_, TextKind::Content, eof);
         if (k < 0) return false;
         which_ = static_cast<size_t>(k);
         start_recording(opens_[which_]);
@@ -51,7 +51,7 @@ class TaggedJsonParser final : public scan::ThinkParser {
         return malformed(sink, std::string(opens_[which_]) + " not followed by a JSON object", st_);
       }
       case St::Close:
-        if (!close_marked_call(sink, opens_[which_], closes_[which_], not_call_, false, "a call", eof)) return false;
+        if (!close_marked_call(sink, opens_[which_], closes_[which_], not_call_, CloseMarker::Required, "a call", eof)) return false;
         st_ = St::AfterCall;
         return true;
       case St::Literal: return literal_step(sink, eof);

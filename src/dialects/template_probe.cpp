@@ -81,15 +81,11 @@ Value probe_tool(std::string_view name, std::string_view description, const Valu
 TemplateProbe::TemplateProbe(std::string_view source, Value special_tokens)
     : t_(std::make_shared<jinja::Template>(jinja::Template::compile(source))), special_(std::move(special_tokens)) {
   if (!special_.is_dict()) special_ = Value::dict();
-  // Templates that accept only [{"type": "text", "text": ...}] content get it.
-  if (!render({message("user", content_value(kUserText))}, Value::none(), true, nullptr)) {
-    typed_ = true;
-    if (!render({message("user", content_value(kUserText))}, Value::none(), true, nullptr)) typed_ = false;
-  }
+  caps_ = chat::detect_capabilities(*t_, special_);
 }
 
 Value TemplateProbe::content_value(std::string_view text) const {
-  if (!typed_) return Value::string(text);
+  if (!caps_.requires_typed_content) return Value::string(text);
   Value part = Value::dict();
   put(part, "type", Value::string("text"));
   put(part, "text", Value::string(text));
@@ -184,61 +180,38 @@ bool prompt_opens_reasoning(std::string_view prompt) {
 
 std::optional<AssistantPart> TemplateProbe::calls(const std::vector<Value>& calls, const Value& tools,
                                                   std::string* error) const {
-  auto best = best_render(calls, tools, error);
-  if (!best || best->calls_shown > 0) return best;
-  std::vector<Value> named;
+  std::vector<Value> given;
   for (size_t i = 0; i < calls.size(); ++i) {
     const Value& f = function_of(calls[i]);
-    named.push_back(probe_call(chat::conv::named_call_id(f.dict_obj().find("name")->str(), i),
-                               f.dict_obj().find("name")->str(), *f.dict_obj().find("arguments")));
+    std::string_view name = f.dict_obj().find("name")->str();
+    Value args = *f.dict_obj().find("arguments");
+    if (caps_.requires_string_arguments) {
+      json::DumpOptions o;
+      o.ensure_ascii = false;
+      args = Value::string(json::dumps(args, o));
+    }
+    std::string id = caps_.names_in_call_ids ? chat::conv::named_call_id(name, i)
+                                             : std::string(calls[i].dict_obj().find("id")->str());
+    given.push_back(probe_call(id, name, args));
   }
-  auto by_name = best_render(named, tools, nullptr);
-  if (!by_name || by_name->calls_shown == 0) return best;
-  by_name->names_in_ids = true;
-  return by_name;
-}
-
-std::optional<AssistantPart> TemplateProbe::best_render(const std::vector<Value>& calls, const Value& tools,
-                                                        std::string* error) const {
-  std::vector<Value> str_calls;
+  // Content null where the capability probe saw calls render with it; else "" (a template that
+  // showed no call there may still show calls with tools declared, and "" raises in fewer templates).
+  bool null_content = caps_.supports_tool_calls && !caps_.requires_non_null_content;
+  Value a = message("assistant", null_content ? Value::none() : Value::string(""));
+  put(a, "tool_calls", Value::list(std::move(given)));
+  auto full = render({message("user", content_value(kUserText)), a}, tools, false, error);
+  if (!full) return std::nullopt;
+  AssistantPart p = cut(*full, tools);
+  p.names_in_ids = caps_.names_in_call_ids;
+  p.shows_calls = true;
   for (const Value& c : calls) {
     const Value& f = function_of(c);
-    json::DumpOptions o;
-    o.ensure_ascii = false;
-    str_calls.push_back(probe_call(c.dict_obj().find("id")->str(), f.dict_obj().find("name")->str(),
-                                   Value::string(json::dumps(*f.dict_obj().find("arguments"), o))));
+    if (!shows_text(p.text, std::string(f.dict_obj().find("name")->str())) ||
+        !shows_value(p.text, *f.dict_obj().find("arguments")))
+      p.shows_calls = false;
+    if (p.shows_calls) ++p.calls_shown;
   }
-  // Preference: shows the calls with clean arguments, then double-encoded (\"key: still JSON), then
-  // as a Python repr ('key'), then renders at all; the first of the best wins.
-  std::optional<AssistantPart> best;
-  int best_score = -1;
-  for (int variant = 0; variant < 4; ++variant) {
-    Value a = message("assistant", variant % 2 ? Value::string("") : Value::none());
-    put(a, "tool_calls", Value::list(variant < 2 ? calls : str_calls));
-    auto full = render({message("user", content_value(kUserText)), a}, tools, false, error);
-    if (!full) continue;
-    AssistantPart p = cut(*full, tools);
-    p.shows_calls = true;
-    bool repr = false, encoded = false;
-    for (const Value& c : calls) {
-      const Value& f = function_of(c);
-      const Value& args = *f.dict_obj().find("arguments");
-      if (!shows_text(p.text, std::string(f.dict_obj().find("name")->str())) || !shows_value(p.text, args)) p.shows_calls = false;
-      if (p.shows_calls) ++p.calls_shown;
-      if (args.is_dict())
-        for (const auto& [k, v] : args.dict_obj().entries) {
-          repr = repr || p.text.find("'" + std::string(k.str()) + "'") != std::string::npos;
-          encoded = encoded || p.text.find("\\\"" + std::string(k.str())) != std::string::npos;
-        }
-    }
-    int score = !p.shows_calls ? 0 : repr ? 1 : encoded ? 2 : 3;
-    if (score > best_score) {
-      best_score = score;
-      best = std::move(p);
-    }
-    if (score == 3) break;
-  }
-  return best;
+  return p;
 }
 
 std::optional<AssistantPart> TemplateProbe::content(std::string_view text, std::string* error) const {

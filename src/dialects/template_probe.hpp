@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chat/caps.hpp"
 #include "dialects/dialect.hpp"
 #include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
@@ -33,24 +34,30 @@ struct AssistantPart {
   bool reasoning_open = false;  // the generation prompt leaves the model inside <think>
   bool shows_calls = false;     // every call's name and argument values appear in text
   size_t calls_shown = 0;       // how many of the calls, from the first, appear in text
-  // No call showed with the ids given, and they do with ids "functions.NAME:N": the template
-  // shows a call's name only through its id (Kimi K2 Thinking; Capabilities::names_in_call_ids).
+  // Rendered with ids "functions.NAME:N": the template shows a call's name only through its id
+  // (Kimi K2 Thinking; Capabilities::names_in_call_ids).
   bool names_in_ids = false;
 };
 
+// What the template accepts (content as a string or as text parts, arguments as an object or a
+// JSON string, a calls-only message's content null or "", ids that carry the call's name) is the
+// capability probe's finding (chat/caps.hpp): the probe renders every conversation in that form.
 class TemplateProbe {
  public:
-  // Compiles `source`; throws Error when it does not compile. special_tokens: bos_token, ...
+  // Compiles `source` and probes its capabilities; throws Error when it does not compile.
+  // special_tokens: bos_token, ...
   TemplateProbe(std::string_view source, Value special_tokens);
 
-  // The assistant part of [user, assistant with `calls`] with `tools` declared. Templates differ in
-  // what they accept, so content null and "", arguments as objects and as JSON strings are tried;
-  // the first render that shows every call wins, else the first that renders at all. When none
-  // shows a call, the same is tried with the ids rewritten to "functions.NAME:N" (names_in_ids).
-  // nullopt (and *error) when every variant raises.
+  // The template's capabilities, found once by the constructor.
+  const chat::Capabilities& capabilities() const { return caps_; }
+  const Value& special_tokens() const { return special_; }
+
+  // The assistant part of [user, assistant with `calls`] with `tools` declared, in the form the
+  // capabilities name (object arguments unless the template requires strings; content null unless
+  // it requires ""; ids rewritten to "functions.NAME:N" when names_in_call_ids).
+  // nullopt (and *error) when the template raises.
   std::optional<AssistantPart> calls(const std::vector<Value>& calls, const Value& tools,
                                      std::string* error = nullptr) const;
-  const Value& special_tokens() const { return special_; }
   // The assistant part of [user, assistant with text content].
   std::optional<AssistantPart> content(std::string_view text, std::string* error = nullptr) const;
 
@@ -58,12 +65,11 @@ class TemplateProbe {
   std::optional<std::string> render(std::vector<Value> messages, const Value& tools, bool gen,
                                     std::string* error) const;
   AssistantPart cut(const std::string& full, const Value& tools) const;
-  std::optional<AssistantPart> best_render(const std::vector<Value>& calls, const Value& tools, std::string* error) const;
   Value content_value(std::string_view text) const;
 
   std::shared_ptr<const jinja::Template> t_;
   Value special_;
-  bool typed_ = false;  // message content as text parts
+  chat::Capabilities caps_;
 };
 
 using ParserFactory = std::function<std::unique_ptr<StreamParser>(const ParseOptions&)>;

@@ -142,7 +142,7 @@ bool XmlCallParser::body_step(Sink& sink, bool eof) {
 
 // Text up to a block, JSON block or bare call marker; the marker starts a recording.
 bool XmlCallParser::content_step(Sink& sink, bool eof) {
-  int k = text_until(sink, content_marks_, false, eof);
+  int k = text_until(sink, content_marks_, TextKind::Content, eof);
   if (k < 0) return false;
   std::string_view m = content_marks_[k];
   start_recording(m);

@@ -86,6 +86,12 @@ Url split_url(const std::string& url) {
   return u;
 }
 
+}  // namespace
+
+void check_backend_url(const std::string& url) { split_url(url); }
+
+namespace {
+
 class HttpBackend final : public Backend {
  public:
   explicit HttpBackend(const Config& cfg)

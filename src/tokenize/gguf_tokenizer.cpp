@@ -80,6 +80,72 @@ void add_str(std::string& out, std::string_view s) { json::dump_string(out, s, f
 
 namespace {
 
+// The vocabulary's entries into `j` (a repeated piece keeps its first id); the added tokens'
+// entries (control, unknown and user-defined tokens) returned; with `score_list`, each token's score
+// into `scores` (sized by the caller).
+std::string append_vocab(std::string& j, const chat::GgufValue& tokens, const chat::GgufValue* types,
+                         const chat::GgufValue* score_list, std::vector<float>& scores) {
+  std::string added;
+  Vocab seen;  // the pieces written so far
+  seen.reserve(tokens.items.size());
+  bool first = true;
+  for (size_t i = 0; i < tokens.items.size(); ++i) {
+    const std::string& t = tokens.items[i].s;
+    if (score_list) {
+      const chat::GgufValue& v = score_list->items[i];
+      scores[i] = static_cast<float>(v.is_integer() ? static_cast<double>(v.as_int()) : v.f);
+    }
+    int64_t type = types ? types->items[i].as_int() : 1;
+    if (user_defined_by_text().count(t)) type = kUserDefined;
+    else if (control_by_text().count(t)) type = kControl;
+    if (type == kControl || type == kUnknown || type == kUserDefined) {
+      if (!added.empty()) added += ", ";
+      added += "{\"id\": " + std::to_string(i) + ", \"content\": ";
+      add_str(added, t);
+      added += type == kUserDefined ? ", \"special\": false" : ", \"special\": true";
+      added += ", \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"single_word\": false}";
+    }
+    // Added tokens stay in the vocabulary too: a merge may make one ("</s>").
+    if (seen.set(t, 0) >= 0) continue;  // a repeated piece: the first id, as a map keeps it
+    if (!first) j += ", ";
+    first = false;
+    add_str(j, t);
+    j += ": ";
+    j += std::to_string(i);
+  }
+  return added;
+}
+
+// The TemplateProcessing post-processor that puts `bos` before and `eos` after the text (-1: none),
+// or null.
+void append_post_processor(std::string& j, const chat::GgufValue& tokens, int64_t bos, int64_t eos) {
+  if (bos < 0 && eos < 0) {
+    j += "null";
+  } else {
+    std::vector<std::string> single;
+    std::string specials;
+    auto special = [&](int64_t id) {
+      const std::string& t = tokens.items[static_cast<size_t>(id)].s;
+      std::string item = "{\"SpecialToken\": {\"id\": ";
+      add_str(item, t);
+      single.push_back(item + ", \"type_id\": 0}}");
+      if (!specials.empty()) specials += ", ";
+      add_str(specials, t);
+      specials += ": {\"id\": ";
+      add_str(specials, t);
+      specials += ", \"ids\": [" + std::to_string(id) + "], \"tokens\": [";
+      add_str(specials, t);
+      specials += "]}";
+    };
+    if (bos >= 0) special(bos);
+    single.push_back("{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}");
+    if (eos >= 0) special(eos);
+    j += "{\"type\": \"TemplateProcessing\", \"single\": [";
+    for (size_t i = 0; i < single.size(); ++i) j += (i ? ", " : "") + single[i];
+    j += "], \"special_tokens\": {" + specials + "}}";
+  }
+}
+
 // The tokenizer.json text; for "llama" models also the score of each token (`scores`).
 std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name, std::vector<float>& scores) {
   auto str = [&](const char* key) -> std::string {
@@ -127,35 +193,8 @@ std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name
   j += ", \"ignore_merges\": ";
   j += split && split->ignore_merges ? "true" : "false";
   j += ", \"vocab\": {";
-  std::string added;
-  Vocab seen;  // the pieces written so far
-  seen.reserve(tokens->items.size());
-  bool first = true;
   if (spm) scores.assign(tokens->items.size(), 0.0f);
-  for (size_t i = 0; i < tokens->items.size(); ++i) {
-    const std::string& t = tokens->items[i].s;
-    if (spm && score_list) {
-      const chat::GgufValue& v = score_list->items[i];
-      scores[i] = static_cast<float>(v.is_integer() ? static_cast<double>(v.as_int()) : v.f);
-    }
-    int64_t type = types ? types->items[i].as_int() : 1;
-    if (user_defined_by_text().count(t)) type = kUserDefined;
-    else if (control_by_text().count(t)) type = kControl;
-    if (type == kControl || type == kUnknown || type == kUserDefined) {
-      if (!added.empty()) added += ", ";
-      added += "{\"id\": " + std::to_string(i) + ", \"content\": ";
-      add_str(added, t);
-      added += type == kUserDefined ? ", \"special\": false" : ", \"special\": true";
-      added += ", \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"single_word\": false}";
-    }
-    // Added tokens stay in the vocabulary too: a merge may make one ("</s>").
-    if (seen.set(t, 0) >= 0) continue;  // a repeated piece: the first id, as a map keeps it
-    if (!first) j += ", ";
-    first = false;
-    add_str(j, t);
-    j += ": ";
-    j += std::to_string(i);
-  }
+  std::string added = append_vocab(j, *tokens, types, spm ? score_list : nullptr, scores);
   j += "}, \"merges\": [";
   for (size_t i = 0; !spm && i < merges->items.size(); ++i) {
     if (i) j += ", ";
@@ -191,31 +230,7 @@ std::string json_from_gguf(const chat::GgufMetadata& md, const std::string& name
   const int64_t bos = flag_id("tokenizer.ggml.add_bos_token", "tokenizer.ggml.bos_token_id", spm, spm ? 1 : -1);
   const int64_t eos = flag_id("tokenizer.ggml.add_eos_token", "tokenizer.ggml.eos_token_id", false, spm ? 2 : -1);
   j += ", \"post_processor\": ";
-  if (bos < 0 && eos < 0) {
-    j += "null";
-  } else {
-    std::vector<std::string> single;
-    std::string specials;
-    auto special = [&](int64_t id) {
-      const std::string& t = tokens->items[static_cast<size_t>(id)].s;
-      std::string item = "{\"SpecialToken\": {\"id\": ";
-      add_str(item, t);
-      single.push_back(item + ", \"type_id\": 0}}");
-      if (!specials.empty()) specials += ", ";
-      add_str(specials, t);
-      specials += ": {\"id\": ";
-      add_str(specials, t);
-      specials += ", \"ids\": [" + std::to_string(id) + "], \"tokens\": [";
-      add_str(specials, t);
-      specials += "]}";
-    };
-    if (bos >= 0) special(bos);
-    single.push_back("{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}");
-    if (eos >= 0) special(eos);
-    j += "{\"type\": \"TemplateProcessing\", \"single\": [";
-    for (size_t i = 0; i < single.size(); ++i) j += (i ? ", " : "") + single[i];
-    j += "], \"special_tokens\": {" + specials + "}}";
-  }
+  append_post_processor(j, *tokens, bos, eos);
   if (spm) {
     j += ", \"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", \"pattern\": {\"String\": \"\u2581\"}, "
          "\"content\": \" \"}, {\"type\": \"ByteFallback\"}, {\"type\": \"Fuse\"}";

@@ -31,7 +31,12 @@ extern const Compose kCompose[];
 extern const size_t kComposeCount;
 }  // namespace norm_data
 
-void normalize_unicode(NormStr& t, bool compat, bool compose);
+// The four Unicode normalization forms: NFC {.compose}, NFD {}, NFKC {.compat, .compose}, NFKD {.compat}.
+struct UnicodeForm {
+  bool compat = false;   // compatibility decomposition (K forms)
+  bool compose = false;  // canonical composition after decomposing (C forms)
+};
+void normalize_unicode(NormStr& t, UnicodeForm form);
 
 // The Lowercase normalizer's exceptions to the engine's case table (lowercase_data.cpp, sorted).
 struct LowercaseOverride {

@@ -174,7 +174,8 @@ void normalize_span(NormStr& t, bool compat, bool compose) {
 }
 }  // namespace
 
-void normalize_unicode(NormStr& t, bool compat, bool compose) {
+void normalize_unicode(NormStr& t, UnicodeForm form) {
+  const bool compat = form.compat, compose = form.compose;
   if (uni::is_ascii(t.s)) return;
   // Untouched characters are copied; each run of touched ones is normalized together with the
   // untouched character before it (which may compose with it). An untouched character is a
@@ -222,10 +223,10 @@ void normalize_unicode(NormStr& t, bool compat, bool compose) {
 
 void Normalizer::apply(NormStr& t) const {
   switch (type) {
-    case Type::NFC: normalize_unicode(t, false, true); return;
-    case Type::NFD: normalize_unicode(t, false, false); return;
-    case Type::NFKC: normalize_unicode(t, true, true); return;
-    case Type::NFKD: normalize_unicode(t, true, false); return;
+    case Type::NFC: normalize_unicode(t, {.compose = true}); return;
+    case Type::NFD: normalize_unicode(t, {}); return;
+    case Type::NFKC: normalize_unicode(t, {.compat = true, .compose = true}); return;
+    case Type::NFKD: normalize_unicode(t, {.compat = true}); return;
     case Type::Sequence:
       for (const Normalizer& n : children) n.apply(t);
       return;

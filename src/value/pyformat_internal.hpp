@@ -32,9 +32,10 @@ struct Spec {
 };
 
 // calc_number_widths + fill_number: sign, prefix ("0x"), integer digits, remainder.
-// numeric: digits are subject to the spec's thousands separator.
+// Grouping::Spec: the digits take the spec's thousands separator.
+enum class Grouping : bool { None, Spec };
 std::string layout_number(bool neg, const std::string& prefix, const std::string& digits,
-                          const std::string& rem, const Spec& sp, bool numeric = true);
+                          const std::string& rem, const Spec& sp, Grouping grouping = Grouping::Spec);
 // s padded to the spec's width with its fill and alignment (default left).
 std::string pad_str(const std::string& s, const Spec& sp);
 
@@ -47,8 +48,9 @@ std::string big_digits(const BigInt& n, int base, bool upper);
 // printf of a non-negative finite double with conversion `conv` (e f g E F G).
 std::string c_format(double x, char conv, int64_t prec, bool alt);
 // The digits of |x| for a Python float presentation type (e E f F g G r %), no sign.
-// r: repr; add_dot0: 'g' result gets ".0" when it has no '.'/'e' (no-type with precision).
-std::string float_body(double ax, char type, int64_t prec, bool alt, bool add_dot0);
+// r: repr; BareG::AddDot0: a 'g' result gets ".0" when it has no '.'/'e' (no-type with precision).
+enum class BareG : bool { AsIs, AddDot0 };
+std::string float_body(double ax, char type, int64_t prec, bool alt, BareG bare_g);
 
 // LimitError when a width or numeric precision (-1: none) exceeds max_bytes.
 void check_widths(int64_t width, int64_t numeric_precision, size_t max_bytes);

@@ -55,7 +55,7 @@ void append_fill(std::string& out, char32_t fill, int64_t n) {
 }  // namespace
 
 std::string layout_number(bool neg, const std::string& prefix, const std::string& digits,
-                          const std::string& rem, const Spec& sp, bool numeric) {
+                          const std::string& rem, const Spec& sp, Grouping grouping) {
   std::string sign;
   if (neg) sign = "-";
   else if (sp.sign == '+') sign = "+";
@@ -63,7 +63,7 @@ std::string layout_number(bool neg, const std::string& prefix, const std::string
   bool zero_pad = sp.fill == '0' && sp.align == '=';
   int64_t fixed = static_cast<int64_t>(sign.size() + prefix.size() + rem.size());
   std::string body;
-  if (numeric && sp.sep) {
+  if (grouping == Grouping::Spec && sp.sep) {
     body = group_digits(digits, sp.sep, sp.group, zero_pad ? sp.width - fixed : 0);
   } else {
     body = digits;
@@ -119,7 +119,7 @@ std::string c_format(double x, char conv, int64_t prec, bool alt) {
   return s;
 }
 
-std::string float_body(double ax, char type, int64_t prec, bool alt, bool add_dot0) {
+std::string float_body(double ax, char type, int64_t prec, bool alt, BareG bare_g) {
   bool upper = type == 'E' || type == 'F' || type == 'G';
   if (std::isinf(ax)) return upper ? "INF" : "inf";
   if (std::isnan(ax)) return upper ? "NAN" : "nan";
@@ -133,7 +133,7 @@ std::string float_body(double ax, char type, int64_t prec, bool alt, bool add_do
   }
   if (type == 'g' || type == 'G') {
     if (prec == 0) prec = 1;
-    if (!add_dot0) return c_format(ax, type, prec, alt);
+    if (bare_g == BareG::AsIs) return c_format(ax, type, prec, alt);
     // No presentation type with a precision (CPython format_float_short, 'g' with
     // ADD_DOT_0): exponent form once the decimal exponent reaches precision - 1.
     std::string e = c_format(ax, 'e', prec - 1, false);

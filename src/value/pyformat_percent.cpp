@@ -59,7 +59,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
       else if (conv == 'o') { digits = big_digits(n, 8, false); if (alt) prefix = "0o"; }
       else digits = big_digits(n, 10, false);
       if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-      return layout_number(n.is_negative(), prefix, digits, "", sp, false);
+      return layout_number(n.is_negative(), prefix, digits, "", sp, Grouping::None);
     }
     if (v.is_int() || v.is_bool()) iv = v.int_like();
     else if (v.is_float() && (conv == 'd' || conv == 'i' || conv == 'u')) {
@@ -71,7 +71,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
         // Beyond int64: the float's exact integer value, as Python's int(float) prints it.
         std::string digits = c_format(std::fabs(t), 'f', 0, false);
         if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-        return layout_number(t < 0, "", digits, "", sp, false);
+        return layout_number(t < 0, "", digits, "", sp, Grouping::None);
       }
       iv = static_cast<int64_t>(t);
     } else if (conv == 'd' || conv == 'i' || conv == 'u') {
@@ -85,7 +85,7 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
     else if (conv == 'o') { digits = to_base(u, 8, false); if (alt) prefix = "0o"; }
     else digits = to_base(u, 10, false);
     if (prec > static_cast<int64_t>(digits.size())) digits.insert(0, static_cast<size_t>(prec) - digits.size(), '0');
-    return layout_number(iv < 0, prefix, digits, "", sp, false);
+    return layout_number(iv < 0, prefix, digits, "", sp, Grouping::None);
   }
   double d;
   if (v.is_float()) d = v.as_float();
@@ -93,8 +93,42 @@ std::string percent_number(const Value& v, char conv, int flags_minus, bool plus
   else type_error(std::string("must be real number, not ") + type_name(v));
   if (prec < 0) prec = 6;
   bool neg = std::signbit(d) && !std::isnan(d);
-  std::string body = float_body(std::fabs(d), conv, prec, alt, false);
-  return layout_number(neg, "", body, "", sp, false);
+  std::string body = float_body(std::fabs(d), conv, prec, alt, BareG::AsIs);
+  return layout_number(neg, "", body, "", sp, Grouping::None);
+}
+
+// %s, %r, %a: str(), repr() or ascii(), cut to `prec` code points, padded to `width`.
+std::string percent_text(const Value& v, char conv, bool minus, int64_t width, int64_t prec) {
+  std::string s = conv == 's' ? py_str(v) : conv == 'r' ? py_repr(v) : ascii_repr(v);
+  if (prec >= 0 && pystr::length(s) > prec) s = pystr::slice(s, 0, prec);
+  int64_t len = pystr::length(s);
+  if (width > len) {
+    if (minus) { s.append(static_cast<size_t>(width - len), ' '); }
+    else s.insert(0, static_cast<size_t>(width - len), ' ');
+  }
+  return s;
+}
+
+// %c: a one-character string or a code point, padded to `width`.
+std::string percent_char(const Value& v, bool minus, int64_t width) {
+  std::string s;
+  if (v.is_str()) {
+    if (pystr::length(v.str()) != 1) type_error("%c requires int or char");
+    s = v.str();
+  } else if (v.is_int() || v.is_bool()) {
+    int64_t c = v.int_like();
+    if (c < 0 || c > 0x10ffff) throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
+    s = uni::encode(static_cast<char32_t>(c));
+  } else if (v.is_bigint()) {
+    throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
+  } else {
+    type_error("%c requires int or char");
+  }
+  if (width > 1) {
+    if (minus) s.append(static_cast<size_t>(width - 1), ' ');
+    else s.insert(0, static_cast<size_t>(width - 1), ' ');
+  }
+  return s;
 }
 
 }  // namespace
@@ -191,38 +225,12 @@ std::string percent(const std::string& fmt, const Value& args, size_t max_bytes)
       Value v = ctx.next();
       std::string piece;
       switch (conv) {
-        case 's': case 'r': case 'a': {
-          std::string s = conv == 's' ? py_str(v) : conv == 'r' ? py_repr(v) : ascii_repr(v);
-          if (prec >= 0 && pystr::length(s) > prec) s = pystr::slice(s, 0, prec);
-          int64_t len = pystr::length(s);
-          if (width > len) {
-            if (minus) { s.append(static_cast<size_t>(width - len), ' '); }
-            else s.insert(0, static_cast<size_t>(width - len), ' ');
-          }
-          out += s;
+        case 's': case 'r': case 'a':
+          out += percent_text(v, static_cast<char>(conv), minus, width, prec);
           continue;
-        }
-        case 'c': {
-          std::string s;
-          if (v.is_str()) {
-            if (pystr::length(v.str()) != 1) type_error("%c requires int or char");
-            s = v.str();
-          } else if (v.is_int() || v.is_bool()) {
-            int64_t c = v.int_like();
-            if (c < 0 || c > 0x10ffff) throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
-            s = uni::encode(static_cast<char32_t>(c));
-          } else if (v.is_bigint()) {
-            throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
-          } else {
-            type_error("%c requires int or char");
-          }
-          if (width > 1) {
-            if (minus) s.append(static_cast<size_t>(width - 1), ' ');
-            else s.insert(0, static_cast<size_t>(width - 1), ' ');
-          }
-          out += s;
+        case 'c':
+          out += percent_char(v, minus, width);
           continue;
-        }
         case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
         case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
           out += percent_number(v, static_cast<char>(conv), minus, plus, space, alt, zero, width, prec);

@@ -117,22 +117,22 @@ void split_digits(const std::string& body, std::string& digits, std::string& rem
 std::string format_float_spec(double x, const Spec& sp_in) {
   Spec sp = sp_in;
   char type = static_cast<char>(sp.type);
-  bool add_dot0 = false;
+  BareG bare_g = BareG::AsIs;
   int64_t prec = sp.precision;
-  if (type == 0) { add_dot0 = true; type = 'r'; }
+  if (type == 0) { bare_g = BareG::AddDot0; type = 'r'; }
   if (type == 'n') type = 'g';
   bool pct = false;
   if (type == '%') { type = 'f'; x *= 100; pct = true; }
   if (prec < 0) prec = type == 'r' ? 0 : 6;
   else if (type == 'r') type = 'g';
   bool neg = std::signbit(x) && !std::isnan(x);
-  std::string body = float_body(std::fabs(x), type, prec, sp.alternate, add_dot0);
+  std::string body = float_body(std::fabs(x), type, prec, sp.alternate, bare_g);
   if (neg && sp.no_neg_0 && std::isfinite(x) && all_zero_digits(body)) neg = false;
   if (pct) body += '%';
   std::string digits, rem;
   if (std::isfinite(x)) split_digits(body, digits, rem);
   else digits = body;
-  return layout_number(neg, "", digits, rem, sp, std::isfinite(x));
+  return layout_number(neg, "", digits, rem, sp, std::isfinite(x) ? Grouping::Spec : Grouping::None);
 }
 
 std::string format_int_spec(int64_t v, const Spec& sp, const char* tname) {
@@ -146,7 +146,7 @@ std::string format_int_spec(int64_t v, const Spec& sp, const char* tname) {
       if (sp.alternate) value_error("Alternate form (#) not allowed with integer format specifier 'c'");
       if (v < 0 || v > 0x10ffff) throw Error(ErrorKind::OverflowError, "%c arg not in range(0x110000)");
       Spec s2 = sp;
-      return layout_number(false, "", uni::encode(static_cast<char32_t>(v)), "", s2, false);
+      return layout_number(false, "", uni::encode(static_cast<char32_t>(v)), "", s2, Grouping::None);
     }
     case 'b': digits = to_base(u, 2, false); if (sp.alternate) prefix = "0b"; break;
     case 'o': digits = to_base(u, 8, false); if (sp.alternate) prefix = "0o"; break;

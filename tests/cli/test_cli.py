@@ -127,6 +127,20 @@ class Help(unittest.TestCase):
         version = re.search(r"project\(toolchat VERSION ([0-9.]+)", read(os.path.join(ROOT, "CMakeLists.txt"))).group(1)
         self.assertEqual(p.stdout.strip(), version)
 
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_output_that_cannot_be_written_is_exit_1_for_help_version_and_verbs(self):
+        # A full disk behind stdout: help and version said nothing and exited 0.
+        for args, who in [(["--help"], "toolchat"), (["--version"], "toolchat"), (["detect", "--help"], "toolchat detect"),
+                          (["completion", "bash"], "toolchat completion"),
+                          (["detect", "--template", MODEL], "toolchat detect"),
+                          (["convert", "--from", "sharegpt", "--model", MODEL, SHAREGPT, "-"], "toolchat convert")]:
+            full_env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCHAT_")}
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([TOOLCHAT, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=full_env,
+                                   cwd=ROOT, timeout=60)
+            self.assertEqual(p.returncode, 1, args)
+            self.assertIn(who + ": cannot write the output: No space left on device", p.stderr, args)
+
     def test_no_verb_is_a_usage_error(self):
         p = run()
         self.assertEqual(p.returncode, 2)
@@ -171,12 +185,46 @@ class UsageErrors(unittest.TestCase):
                      # the friendly form's options would be ignored by the oracle form: refused
                      ["render", "--template", MODEL, "--context", MESSAGES, "--tools", MESSAGES],
                      ["render", "--template", MODEL, "--context", MESSAGES, "--add-generation-prompt"],
-                     ["parse", "--dialect", "hermes", "--name", "tool_use"]]:
+                     ["parse", "--dialect", "hermes", "--name", "tool_use"],
+                     # serve's --dialect and --backend are command-line values too (they were exit 1)
+                     ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--dialect", "hermez", "--port", "0"],
+                     ["serve", "--model", MODEL, "--backend", "127.0.0.1:9", "--port", "0"]]:
             p = run(*args, stdin="")
             self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
             self.assertEqual(p.stdout, "", args)
-        p = run("parse", "--dialect", "hermez", stdin="")
-        self.assertIn("did you mean 'hermes'?", p.stderr)
+        for verb in (["parse"], ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--port", "0"]):
+            p = run(*verb, "--dialect", "hermez", stdin="")
+            self.assertIn("unknown dialect 'hermez'; did you mean 'hermes'?", p.stderr, verb)
+        p = run("serve", "--model", MODEL, "--backend", "127.0.0.1:9", "--port", "0")
+        self.assertIn("--backend: backend URL must start with http:// or https:// (got '127.0.0.1:9')", p.stderr)
+
+    def test_numbers_out_of_their_range_are_refused_by_name_with_the_range(self):
+        # CLI11's own checks read every value as a double: an unsigned option took -1 (wrapped to
+        # 2^64 - 1, no limit at all), a timeout took nan or 1e300, and the message printed
+        # "0.000000 to 17976931348623157081...".
+        serve = ["serve", "--model", MODEL, "--backend", "http://127.0.0.1:9", "--port", "0"]
+        for args, option, wanted in [
+                (serve + ["--max-tools", "-1"], "--max-tools", "a whole number of at least 0"),
+                (serve + ["--max-body-bytes", "99999999999999999999999"], "--max-body-bytes", "a whole number of at least 1"),
+                (serve + ["--max-messages", "0"], "--max-messages", "a whole number of at least 1"),
+                (serve + ["--request-timeout", "nan"], "--request-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--backend-timeout", "1e300"], "--backend-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--connect-timeout", "0"], "--connect-timeout", "a number of seconds above 0 to 1000000000"),
+                (serve + ["--retry-after", "-1"], "--retry-after", "a number of seconds from 0 to 1000000000"),
+                (serve[:-1] + ["abc"], "--port", "a whole number from 0 to 65535"),
+                (["parse", "--dialect", "hermes", "--chunk", "1.5"], "--chunk", "a whole number of at least 0"),
+                (["render", "--template", MODEL, "--context", MESSAGES, "--repeat", "-1"], "--repeat", "a whole number of at least 0"),
+                (["convert", "--from", "sharegpt", "--model", MODEL, "--max-length", "0", SHAREGPT, "-"], "--max-length",
+                 "a whole number of at least 1"),
+                (["tokenize", "--tokenizer", "x", "--threads", "0"], "--threads", "a whole number from 1 to 256")]:
+            p = run(*args, stdin="")
+            self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
+            self.assertIn(f"{option}: expected {wanted}, got '{args[args.index(option) + 1]}'", p.stderr, args)
+            self.assertNotIn("0.000000", p.stderr, args)
+        # The same check holds for a value from the environment.
+        p = run(*serve, env={"TOOLCHAT_MAX_TOOLS": "-1"})
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--max-tools: expected a whole number of at least 0, got '-1'", p.stderr)
 
 
 class Environment(unittest.TestCase):
@@ -492,6 +540,18 @@ class Parse(Tmp):
         p = run("parse", "--dialect", "hermes", "--seed", "3", f)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout), self.parse("--seed", "3"))
+
+    def test_a_bad_tool_is_refused_alike_by_parse_and_render(self):
+        # parse read the list's shape only, so a tool that render refused was taken (and ignored).
+        for bad, why in [([1], "[0]: expected object"), ([{"type": "function"}], "[0]: missing function")]:
+            path = self.path("bad_tools.json")
+            write(path, json.dumps({"tools": bad}))
+            for args in (["parse", "--dialect", "hermes", "--tools", path],
+                         ["render", "--model", MODEL, "--messages", MESSAGES, "--tools", path]):
+                p = run(*args, stdin=HERMES_OUT)
+                self.assertEqual(p.returncode, 1, f"{args}: {p.stderr}")
+                self.assertIn(f"{path}: {why}", p.stderr, args)
+                self.assertEqual(p.stdout, "", args)
 
     def test_tools_file_both_shapes(self):
         with open(MESSAGES, encoding="utf-8") as f:
