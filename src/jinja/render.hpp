@@ -264,9 +264,10 @@ class Interp final : public Renderer {
   Value packed_target(const Expr* target);
   void assign(int sym, Value v);
   // A new name in the current scope (every binding goes through here: find_sym relies on it).
-  void bind(int sym, Value v) {
+  template <class V>
+  void bind(int sym, V&& v) {
     if (sym >= 0) ctx_[static_cast<size_t>(sym)].bound = true;  // -1: a name the template never reads
-    cur_->vars.emplace_back(sym, std::move(v));
+    cur_->vars.emplace_back(sym, std::forward<V>(v));
   }
   std::string capture(const Body& b, Flow* flow = nullptr);
   void write(std::string_view s);

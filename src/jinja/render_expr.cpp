@@ -9,11 +9,15 @@ namespace toolchat::jinja {
 
 namespace {
 
-bool compare_op(CmpOp op, const Value& a, const Value& b) {
+bool str_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+}
+
+inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? a.str() == b.str() : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? a.str() != b.str() : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? str_equal(a.str(), b.str()) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !str_equal(a.str(), b.str()) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -70,6 +74,10 @@ uint64_t pow_steps(const Value& a, const Value& b) {
 }  // namespace
 
 bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b); }
+
+namespace {
+bool no_args(const ArgList& a) { return a.args.empty() && a.kwargs.empty() && !a.dyn_args && !a.dyn_kwargs; }
+}  // namespace
 
 // a + b of two strings or two lists: refused before the result is built when it would
 // exceed max_value_bytes (a list item counts 16 bytes, as for repetition).
@@ -391,7 +399,9 @@ Value Interp::eval_call(const CallExpr* c) {
   if (c->callee->kind == EK::Getattr) {
     // obj.method(...): dispatch builtin methods without creating a bound method value.
     auto* g = static_cast<const GetattrExpr*>(c->callee);
-    Value self = eval(g->obj);
+    // Without arguments to evaluate in between, the receiver is borrowed when it can be.
+    Value hold;
+    const Value& self = no_args(c->a) ? *borrow_or_eval(g->obj, hold) : (hold = eval(g->obj));
     bool plain_str = self.is_str() && !self.is_markup();
     MethodFn fn = plain_str ? c->str_method.load(std::memory_order_relaxed) : nullptr;
     MethodLookup how = MethodLookup::Found;
@@ -420,15 +430,18 @@ Value Interp::eval_call(const CallExpr* c) {
 
 Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   // In {% filter a|b %} and {% set x | a|b %} the innermost filter takes the block's text.
-  Value v;
-  if (!f->operand) v = *operand;
-  else if (operand && f->operand->kind == EK::Filter) v = eval_filter(static_cast<const FilterExpr*>(f->operand), operand);
-  else v = eval(f->operand);
+  // Without arguments to evaluate in between, the operand is borrowed when it can be.
+  Value hold;
+  const Value* v;
+  if (!f->operand) v = operand;
+  else if (operand && f->operand->kind == EK::Filter) v = &(hold = eval_filter(static_cast<const FilterExpr*>(f->operand), operand));
+  else if (no_args(f->a)) v = borrow_or_eval(f->operand, hold);
+  else v = &(hold = eval(f->operand));
   CallArgs args;
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
-  if (v.is_str()) charge_bytes(v.str().size());  // string filters read their whole input
-  Value out = f->fn(*this, v, args);
+  if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
+  Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;
 }
@@ -442,9 +455,10 @@ bool Interp::eval_test(const TestExpr* t) {
       undef = !v || v->is_undefined();
       none = v && v->is_none();
     } else {
-      Value v = eval(t->operand);
-      undef = v.is_undefined();
-      none = v.is_none();
+      Value hold;
+      const Value* v = borrow_or_eval(t->operand, hold);
+      undef = v->is_undefined();
+      none = v->is_none();
     }
     charge(1);
     return t->simple == 1 ? !undef : t->simple == 2 ? undef : none;
