@@ -90,6 +90,21 @@ void Interp::check_sum_size(const Value& a, const Value& b) {
     throw Error(ErrorKind::LimitError, a.is_str() ? "string exceeds the value size limit" : "list exceeds the value size limit");
 }
 
+namespace {
+inline bool truth_of(bool b) { return b; }
+inline bool truth_of(const Value& v) { return truthy(v); }
+
+// `a and b` / `a or b`, with `ev` evaluating an operand to its value (eval) or only to its truth
+// (truth): the left operand's truth decides whether the right one is evaluated and which of the
+// two is the result.
+template <class Eval>
+auto logic(const LogicExpr* b, Eval&& ev) -> decltype(ev(b->left)) {
+  auto l = ev(b->left);
+  if (truth_of(l) == (b->kind == EK::And)) return ev(b->right);
+  return l;
+}
+}  // namespace
+
 // Called in a catch block: the exception in flight gets `e`'s position (unless an inner node
 // placed it first) and becomes the engine's Error.
 void Interp::rethrow_at(const Expr* e) {
@@ -139,17 +154,9 @@ Value Interp::eval_slow(const Expr* e) {
         if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
         return getitem(obj, eval(g->index));
       }
-      case EK::Not: return Value::boolean(!truth(static_cast<const UnaryExpr*>(e)->operand));
-      case EK::And: {
-        auto* b = static_cast<const LogicExpr*>(e);
-        Value l = eval(b->left);
-        return truthy(l) ? eval(b->right) : l;
-      }
-      case EK::Or: {
-        auto* b = static_cast<const LogicExpr*>(e);
-        Value l = eval(b->left);
-        return truthy(l) ? l : eval(b->right);
-      }
+      case EK::Not: return Value::boolean(truth(e));
+      case EK::And:
+      case EK::Or: return logic(static_cast<const LogicExpr*>(e), [this](const Expr* x) { return eval(x); });
       case EK::Compare: return Value::boolean(eval_compare(static_cast<const CompareExpr*>(e)));
       case EK::Cond: {
         auto* c = static_cast<const CondExpr*>(e);
@@ -167,19 +174,14 @@ Value Interp::eval_slow(const Expr* e) {
   }
 }
 
-// bool(value of e) without making the value where the node's result is a truth anyway
-// (comparisons, tests, not/and/or of them): what `if`, `elif`, inline if and loop filters ask.
+// bool(value of e) without making a bool Value where only the truth is asked: what `if`, `elif`,
+// inline if and loop filters ask. Comparisons, tests and `not` are evaluated through here or the
+// functions it calls (eval wraps their result); `and`/`or` go through the one logic() with either.
 bool Interp::truth(const Expr* e) {
   switch (e->kind) {
     case EK::Not: return !truth(static_cast<const UnaryExpr*>(e)->operand);
-    case EK::And: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      return truth(b->left) && truth(b->right);
-    }
-    case EK::Or: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      return truth(b->left) || truth(b->right);
-    }
+    case EK::And:
+    case EK::Or: return logic(static_cast<const LogicExpr*>(e), [this](const Expr* x) { return truth(x); });
     case EK::Compare:
     case EK::Test:
       try {
