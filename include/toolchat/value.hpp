@@ -66,6 +66,31 @@ struct Obj {
 
 class Value;
 
+// a[0..n) == b[0..n), inline for the short strings templates compare most (dict keys, roles):
+// overlapping word loads instead of a memcmp call.
+inline bool same_bytes(const char* a, const char* b, size_t n) noexcept {
+  if (n >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    if (x != y) return false;
+    return n <= 16 || std::memcmp(a + 8, b + 8, n - 16) == 0;
+  }
+  if (n >= 4) {
+    uint32_t x, y, u, w;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    std::memcpy(&u, a + n - 4, 4);
+    std::memcpy(&w, b + n - 4, 4);
+    return x == y && u == w;
+  }
+  // n <= 3: the first, middle and last byte are all of them.
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 // A str: its UTF-8 bytes live in the same block, right after the object (NUL-terminated), so a
 // string costs one allocation whatever its length. Made only through StrObj::make.
 struct StrObj final : Obj {
@@ -258,7 +283,7 @@ struct DictObj final : Obj {
       const Value& k = entries[hint].first;
       if (k.is_str()) {
         std::string_view ks = k.str();
-        if (ks.size() == key.size() && std::memcmp(ks.data(), key.data(), key.size()) == 0)
+        if (ks.size() == key.size() && same_bytes(ks.data(), key.data(), key.size()))
           return &entries[hint].second;
       }
     }

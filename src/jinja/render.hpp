@@ -256,15 +256,18 @@ class Interp final : public Renderer {
   Flow exec_body(const Body& b);
   Flow exec(const Stmt* s);
   [[gnu::noinline]] Flow exec_cold(const Stmt* s);
+  [[gnu::noinline]] void exec_print(const Expr* e);
+  [[gnu::noinline]] void exec_set(const SetStmt* n);
   Flow exec_for(const ForStmt* f);
   Flow run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, bool top, std::string* capture);
   void exec_set_target(const Expr* target, const Value& v);
   Value packed_target(const Expr* target);
   void assign(int sym, Value v);
   // A new name in the current scope (every binding goes through here: find_sym relies on it).
-  void bind(int sym, Value v) {
+  template <class V>
+  void bind(int sym, V&& v) {
     if (sym >= 0) ctx_[static_cast<size_t>(sym)].bound = true;  // -1: a name the template never reads
-    cur_->vars.emplace_back(sym, std::move(v));
+    cur_->vars.emplace_back(sym, std::forward<V>(v));
   }
   std::string capture(const Body& b, Flow* flow = nullptr);
   void write(std::string_view s);
@@ -284,7 +287,8 @@ class Interp final : public Renderer {
   }
  private:
   Value eval_slow(const Expr* e);
-  Value eval_inner(const Expr* e);
+  bool truth(const Expr* e);
+  [[noreturn, gnu::noinline]] void rethrow_at(const Expr* e);
   [[gnu::noinline]] Value eval_cold(const Expr* e);
   // The value a name refers to, or nullptr when it is undefined.
   const Value* find_name(const NameExpr* n) { return find_sym(n->sym); }
@@ -302,11 +306,29 @@ class Interp final : public Renderer {
     return v;
   }
   const Value* resolve(int sym);
+  // A name's value, or its Undefined: never null.
+  const Value* borrow_name(const NameExpr* n) {
+    if (const Value* v = find_name(n)) return v;
+    return &t_.undefined_var[static_cast<size_t>(n->sym)];
+  }
   Value lookup(const NameExpr* n) {
     if (const Value* v = find_name(n)) return *v;
     return t_.undefined_var[static_cast<size_t>(n->sym)];
   }
-  const Value* borrow(const Expr* e);
+  // The value of a constant, a name, or a chain of constant dict keys on a name (`m.role`,
+  // `m['content']`), borrowed without a copy: nothing is evaluated on the way, so no macro can
+  // reassign a variable meanwhile. nullptr when the shape does not fit (or the chain meets a
+  // non-dict, whose error or attribute the full eval produces). Inline for the two leaf kinds;
+  // chains go out of line.
+  const Value* borrow(const Expr* e) {
+    switch (e->kind) {
+      case EK::Const: return &static_cast<const ConstExpr*>(e)->value;
+      case EK::Name: return borrow_name(static_cast<const NameExpr*>(e));
+      case EK::Getattr: case EK::Getitem: return borrow_path(e);
+      default: return nullptr;
+    }
+  }
+  const Value* borrow_path(const Expr* e);
   // borrow(e), else e evaluated into `hold`: a pointer to the value either way.
   const Value* borrow_or_eval(const Expr* e, Value& hold) {
     if (const Value* v = borrow(e)) return v;
@@ -328,7 +350,7 @@ class Interp final : public Renderer {
     if (const Value* v = g->slot_hint.find(obj.dict_obj(), key)) return v;
     return &g->dict_missing;
   }
-  Value eval_compare(const CompareExpr* c);
+  bool eval_compare(const CompareExpr* c);
   void check_sum_size(const Value& a, const Value& b);
   Value eval_call(const CallExpr* c);
   void eval_args(const ArgList& a, CallArgs& out);

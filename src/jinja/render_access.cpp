@@ -218,11 +218,25 @@ Value Interp::getitem(const Value& obj, const Value& key) {
   return Value::undefined_item(obj, key);
 }
 
-// The positions seq[a:b:c] takes from a sequence of n items (PySlice_AdjustIndices), with
-// the adjusted start, stop and step.
-static std::vector<int64_t> slice_positions(int64_t n, std::optional<int64_t> a, std::optional<int64_t> b,
-                                            std::optional<int64_t> c, int64_t& lo, int64_t& hi, int64_t& st) {
-  st = c.value_or(1);
+// The positions seq[a:b:c] takes from a sequence of n items (PySlice_AdjustIndices): the
+// adjusted start, stop and step, and how many positions they give (PySlice_AdjustIndices' length).
+struct SlicePositions {
+  int64_t lo = 0, hi = 0, st = 1;
+  size_t count() const {
+    // Unsigned: a step of INT64_MIN has no negation in int64; the spans are at most n + 1.
+    if (st > 0) return lo < hi ? static_cast<size_t>((static_cast<uint64_t>(hi - lo) + static_cast<uint64_t>(st) - 1) / static_cast<uint64_t>(st)) : 0;
+    uint64_t step = 0 - static_cast<uint64_t>(st);
+    return lo > hi ? static_cast<size_t>((static_cast<uint64_t>(lo - hi) + step - 1) / step) : 0;
+  }
+  // The k-th position (k < count(): k * st stays within the span).
+  size_t at(size_t k) const { return static_cast<size_t>(lo + static_cast<int64_t>(k) * st); }
+};
+
+static SlicePositions slice_positions(int64_t n, std::optional<int64_t> a, std::optional<int64_t> b,
+                                      std::optional<int64_t> c) {
+  SlicePositions p;
+  p.st = c.value_or(1);
+  const int64_t st = p.st;
   auto adjust = [&](std::optional<int64_t> v, bool is_start) -> int64_t {
     if (!v) return st > 0 ? (is_start ? 0 : n) : (is_start ? n - 1 : -1);
     int64_t x = *v;
@@ -234,15 +248,9 @@ static std::vector<int64_t> slice_positions(int64_t n, std::optional<int64_t> a,
     }
     return x;
   };
-  lo = adjust(a, true);
-  hi = adjust(b, false);
-  std::vector<int64_t> out;
-  if (st > 0) {
-    for (int64_t i = lo; i < hi; i += st) out.push_back(i);
-  } else {
-    for (int64_t i = lo; i > hi; i += st) out.push_back(i);
-  }
-  return out;
+  p.lo = adjust(a, true);
+  p.hi = adjust(b, false);
+  return p;
 }
 
 Value Interp::slice(const Value& obj, const SliceExpr* s) {
@@ -264,10 +272,16 @@ Value Interp::slice(const Value& obj, const SliceExpr* s) {
   ListKind lk = obj.is_list() ? obj.list_obj().lkind : ListKind::List;
   if (obj.is_list() && (lk == ListKind::List || lk == ListKind::Tuple || lk == ListKind::Range)) {
     const auto& items = obj.items();
-    int64_t lo, hi, st;
+    SlicePositions pos = slice_positions(static_cast<int64_t>(items.size()), a, b, c);
+    const int64_t lo = pos.lo, hi = pos.hi, st = pos.st;
+    const size_t count = pos.count();
     std::vector<Value> out;
-    for (int64_t i : slice_positions(static_cast<int64_t>(items.size()), a, b, c, lo, hi, st))
-      out.push_back(items[static_cast<size_t>(i)]);
+    if (st == 1) {
+      out.assign(items.begin() + lo, items.begin() + lo + static_cast<int64_t>(count));
+    } else {
+      out.reserve(count);
+      for (size_t k = 0; k < count; ++k) out.push_back(items[pos.at(k)]);
+    }
     charge(out.size());
     Value r = Value::list(std::move(out), lk);
     if (lk == ListKind::Range) {
@@ -282,10 +296,9 @@ Value Interp::slice(const Value& obj, const SliceExpr* s) {
   }
   if (obj.is_obj(ObjKind::Bytes)) {
     const std::string& bytes = obj.as<BytesObj>()->b;
-    int64_t lo, hi, st;
+    SlicePositions pos = slice_positions(static_cast<int64_t>(bytes.size()), a, b, c);
     std::string out;
-    for (int64_t i : slice_positions(static_cast<int64_t>(bytes.size()), a, b, c, lo, hi, st))
-      out += bytes[static_cast<size_t>(i)];
+    for (size_t k = 0, count = pos.count(); k < count; ++k) out += bytes[pos.at(k)];
     return make_bytes(std::move(out));
   }
   // `x[a:b]` is Python subscription in Jinja2's generated code, not environment.getitem:

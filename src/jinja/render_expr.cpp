@@ -9,11 +9,15 @@ namespace toolchat::jinja {
 
 namespace {
 
-bool compare_op(CmpOp op, const Value& a, const Value& b) {
+bool str_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+}
+
+inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? a.str() == b.str() : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? a.str() != b.str() : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? str_equal(a.str(), b.str()) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !str_equal(a.str(), b.str()) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -71,6 +75,10 @@ uint64_t pow_steps(const Value& a, const Value& b) {
 
 bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b); }
 
+namespace {
+bool no_args(const ArgList& a) { return a.args.empty() && a.kwargs.empty() && !a.dyn_args && !a.dyn_kwargs; }
+}  // namespace
+
 // a + b of two strings or two lists: refused before the result is built when it would
 // exceed max_value_bytes (a list item counts 16 bytes, as for repetition).
 void Interp::check_sum_size(const Value& a, const Value& b) {
@@ -82,9 +90,26 @@ void Interp::check_sum_size(const Value& a, const Value& b) {
     throw Error(ErrorKind::LimitError, a.is_str() ? "string exceeds the value size limit" : "list exceeds the value size limit");
 }
 
-Value Interp::eval_slow(const Expr* e) {
+namespace {
+inline bool truth_of(bool b) { return b; }
+inline bool truth_of(const Value& v) { return truthy(v); }
+
+// `a and b` / `a or b`, with `ev` evaluating an operand to its value (eval) or only to its truth
+// (truth): the left operand's truth decides whether the right one is evaluated and which of the
+// two is the result.
+template <class Eval>
+auto logic(const LogicExpr* b, Eval&& ev) -> decltype(ev(b->left)) {
+  auto l = ev(b->left);
+  if (truth_of(l) == (b->kind == EK::And)) return ev(b->right);
+  return l;
+}
+}  // namespace
+
+// Called in a catch block: the exception in flight gets `e`'s position (unless an inner node
+// placed it first) and becomes the engine's Error.
+void Interp::rethrow_at(const Expr* e) {
   try {
-    return eval_inner(e);
+    throw;
   } catch (Error& err) {
     err.set_position(e->pos, t_.source);
     throw;
@@ -104,56 +129,72 @@ Value Interp::eval_slow(const Expr* e) {
 }
 
 // Every kind but the two eval() settles inline (Const, Name).
-Value Interp::eval_inner(const Expr* e) {
-  switch (e->kind) {
-    case EK::Getattr: {
-      auto* g = static_cast<const GetattrExpr*>(e);
-      // The object is borrowed when it can be (getattr runs no template code).
-      Value hold;
-      const Value* obj = borrow_or_eval(g->obj, hold);
-      if (const Value* v = dict_attr(g, *obj)) return *v;
-      return getattr(*obj, g->attr);
-    }
-    case EK::Getitem: {
-      auto* g = static_cast<const GetitemExpr*>(e);
-      if (g->dict_missing.obj()) {
-        // A constant key: the object is borrowed when it can be (getitem runs no template code).
-        const Value& key = static_cast<const ConstExpr*>(g->index)->value;
+Value Interp::eval_slow(const Expr* e) {
+  try {
+    switch (e->kind) {
+      case EK::Getattr: {
+        auto* g = static_cast<const GetattrExpr*>(e);
+        // The object is borrowed when it can be (getattr runs no template code).
         Value hold;
         const Value* obj = borrow_or_eval(g->obj, hold);
-        if (const Value* v = dict_key(g, *obj)) return *v;
-        return getitem(*obj, key);
+        if (const Value* v = dict_attr(g, *obj)) return *v;
+        return getattr(*obj, g->attr);
       }
-      Value obj = eval(g->obj);
-      if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
-      return getitem(obj, eval(g->index));
+      case EK::Getitem: {
+        auto* g = static_cast<const GetitemExpr*>(e);
+        if (g->dict_missing.obj()) {
+          // A constant key: the object is borrowed when it can be (getitem runs no template code).
+          const Value& key = static_cast<const ConstExpr*>(g->index)->value;
+          Value hold;
+          const Value* obj = borrow_or_eval(g->obj, hold);
+          if (const Value* v = dict_key(g, *obj)) return *v;
+          return getitem(*obj, key);
+        }
+        Value obj = eval(g->obj);
+        if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
+        return getitem(obj, eval(g->index));
+      }
+      case EK::Not: return Value::boolean(truth(e));
+      case EK::And:
+      case EK::Or: return logic(static_cast<const LogicExpr*>(e), [this](const Expr* x) { return eval(x); });
+      case EK::Compare: return Value::boolean(eval_compare(static_cast<const CompareExpr*>(e)));
+      case EK::Cond: {
+        auto* c = static_cast<const CondExpr*>(e);
+        if (truth(c->test)) return eval(c->then);
+        if (c->otherwise) return eval(c->otherwise);
+        return c->missing;
+      }
+      case EK::Call: return eval_call(static_cast<const CallExpr*>(e));
+      case EK::Filter: return eval_filter(static_cast<const FilterExpr*>(e), nullptr);
+      case EK::Test: return Value::boolean(eval_test(static_cast<const TestExpr*>(e)));
+      default: return eval_cold(e);
     }
-    case EK::Not: return Value::boolean(!truthy(eval(static_cast<const UnaryExpr*>(e)->operand)));
-    case EK::And: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      Value l = eval(b->left);
-      return truthy(l) ? eval(b->right) : l;
-    }
-    case EK::Or: {
-      auto* b = static_cast<const LogicExpr*>(e);
-      Value l = eval(b->left);
-      return truthy(l) ? l : eval(b->right);
-    }
-    case EK::Compare: return eval_compare(static_cast<const CompareExpr*>(e));
-    case EK::Cond: {
-      auto* c = static_cast<const CondExpr*>(e);
-      if (truthy(eval(c->test))) return eval(c->then);
-      if (c->otherwise) return eval(c->otherwise);
-      return c->missing;
-    }
-    case EK::Call: return eval_call(static_cast<const CallExpr*>(e));
-    case EK::Filter: return eval_filter(static_cast<const FilterExpr*>(e), nullptr);
-    case EK::Test: return Value::boolean(eval_test(static_cast<const TestExpr*>(e)));
-    default: return eval_cold(e);
+  } catch (...) {
+    rethrow_at(e);
   }
 }
 
-// The less common expression kinds, apart so that eval_inner stays small. Each kind is
+// bool(value of e) without making a bool Value where only the truth is asked: what `if`, `elif`,
+// inline if and loop filters ask. Comparisons, tests and `not` are evaluated through here or the
+// functions it calls (eval wraps their result); `and`/`or` go through the one logic() with either.
+bool Interp::truth(const Expr* e) {
+  switch (e->kind) {
+    case EK::Not: return !truth(static_cast<const UnaryExpr*>(e)->operand);
+    case EK::And:
+    case EK::Or: return logic(static_cast<const LogicExpr*>(e), [this](const Expr* x) { return truth(x); });
+    case EK::Compare:
+    case EK::Test:
+      try {
+        if (e->kind == EK::Compare) return eval_compare(static_cast<const CompareExpr*>(e));
+        return eval_test(static_cast<const TestExpr*>(e));
+      } catch (...) {
+        rethrow_at(e);
+      }
+    default: return truthy(eval(e));
+  }
+}
+
+// The less common expression kinds, apart so that eval_slow stays small. Each kind is
 // evaluated in exactly one of the two.
 Value Interp::eval_cold(const Expr* e) {
   switch (e->kind) {
@@ -268,40 +309,48 @@ Value Interp::eval_cold(const Expr* e) {
       auto* r = static_cast<const RaiseExpr*>(e);
       throw Error(r->error, r->message);
     }
-    default: break;  // the kinds eval_inner evaluates
+    default: break;  // the kinds eval_slow evaluates
   }
   return Value();
 }
 
-// The value of a constant, a name, or a chain of constant dict keys on a name (`m.role`,
-// `m['content']`), borrowed without a copy: nothing is evaluated on the way, so no macro can
-// reassign a variable meanwhile. nullptr when the shape does not fit (or the chain meets a
-// non-dict, whose error or attribute the full eval produces).
-const Value* Interp::borrow(const Expr* e) {
-  switch (e->kind) {
-    case EK::Const: return &static_cast<const ConstExpr*>(e)->value;
-    case EK::Name: {
-      auto* n = static_cast<const NameExpr*>(e);
-      if (const Value* v = find_name(n)) return v;
-      return &t_.undefined_var[static_cast<size_t>(n->sym)];
-    }
-    case EK::Getattr: {
-      auto* g = static_cast<const GetattrExpr*>(e);
+// borrow() of `a.b['c']...`: the chain is walked from its root name (or constant) down, without
+// recursion; nullptr as soon as a link is not a plain dict lookup.
+const Value* Interp::borrow_path(const Expr* e) {
+  constexpr size_t kMaxLinks = 8;
+  const Expr* links[kMaxLinks];
+  size_t n = 0;
+  const Expr* root = e;
+  for (;;) {
+    if (root->kind == EK::Getattr) {
+      auto* g = static_cast<const GetattrExpr*>(root);
       if (!g->dict_item_only) return nullptr;
-      const Value* o = borrow(g->obj);
-      return o ? dict_attr(g, *o) : nullptr;
-    }
-    case EK::Getitem: {
-      auto* g = static_cast<const GetitemExpr*>(e);
+      links[n++] = root;
+      root = g->obj;
+    } else if (root->kind == EK::Getitem) {
+      auto* g = static_cast<const GetitemExpr*>(root);
       if (!g->dict_missing.obj()) return nullptr;
-      const Value* o = borrow(g->obj);
-      return o ? dict_key(g, *o) : nullptr;
+      links[n++] = root;
+      root = g->obj;
+    } else {
+      break;
     }
-    default: return nullptr;
+    if (n == kMaxLinks) return nullptr;
   }
+  const Value* v;
+  if (root->kind == EK::Name) v = borrow_name(static_cast<const NameExpr*>(root));
+  else if (root->kind == EK::Const) v = &static_cast<const ConstExpr*>(root)->value;
+  else return nullptr;
+  while (n > 0) {
+    const Expr* link = links[--n];
+    v = link->kind == EK::Getattr ? dict_attr(static_cast<const GetattrExpr*>(link), *v)
+                                  : dict_key(static_cast<const GetitemExpr*>(link), *v);
+    if (!v) return nullptr;
+  }
+  return v;
 }
 
-Value Interp::eval_compare(const CompareExpr* c) {
+bool Interp::eval_compare(const CompareExpr* c) {
   // Operands are borrowed when they can be; a borrowed left operand is copied before an
   // operand that needs evaluation (a macro call there may reassign what it points to).
   Value lt;
@@ -318,7 +367,7 @@ Value Interp::eval_compare(const CompareExpr* c) {
       r = &rt;
     }
     if (uint64_t n = compare_steps(op, *l, *r)) charge(n);
-    if (!compare_op(op, *l, *r)) return Value::boolean(false);
+    if (!compare_op(op, *l, *r)) return false;
     if (r == &rt) {
       lt = std::move(rt);
       l = &lt;
@@ -326,7 +375,7 @@ Value Interp::eval_compare(const CompareExpr* c) {
       l = r;
     }
   }
-  return Value::boolean(true);
+  return true;
 }
 
 void Interp::eval_args(const ArgList& a, CallArgs& out) {
@@ -352,7 +401,9 @@ Value Interp::eval_call(const CallExpr* c) {
   if (c->callee->kind == EK::Getattr) {
     // obj.method(...): dispatch builtin methods without creating a bound method value.
     auto* g = static_cast<const GetattrExpr*>(c->callee);
-    Value self = eval(g->obj);
+    // Without arguments to evaluate in between, the receiver is borrowed when it can be.
+    Value hold;
+    const Value& self = no_args(c->a) ? *borrow_or_eval(g->obj, hold) : (hold = eval(g->obj));
     bool plain_str = self.is_str() && !self.is_markup();
     MethodFn fn = plain_str ? c->str_method.load(std::memory_order_relaxed) : nullptr;
     MethodLookup how = MethodLookup::Found;
@@ -381,15 +432,18 @@ Value Interp::eval_call(const CallExpr* c) {
 
 Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   // In {% filter a|b %} and {% set x | a|b %} the innermost filter takes the block's text.
-  Value v;
-  if (!f->operand) v = *operand;
-  else if (operand && f->operand->kind == EK::Filter) v = eval_filter(static_cast<const FilterExpr*>(f->operand), operand);
-  else v = eval(f->operand);
+  // Without arguments to evaluate in between, the operand is borrowed when it can be.
+  Value hold;
+  const Value* v;
+  if (!f->operand) v = operand;
+  else if (operand && f->operand->kind == EK::Filter) v = &(hold = eval_filter(static_cast<const FilterExpr*>(f->operand), operand));
+  else if (no_args(f->a)) v = borrow_or_eval(f->operand, hold);
+  else v = &(hold = eval(f->operand));
   CallArgs args;
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
-  if (v.is_str()) charge_bytes(v.str().size());  // string filters read their whole input
-  Value out = f->fn(*this, v, args);
+  if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
+  Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;
 }
@@ -403,9 +457,10 @@ bool Interp::eval_test(const TestExpr* t) {
       undef = !v || v->is_undefined();
       none = v && v->is_none();
     } else {
-      Value v = eval(t->operand);
-      undef = v.is_undefined();
-      none = v.is_none();
+      Value hold;
+      const Value* v = borrow_or_eval(t->operand, hold);
+      undef = v->is_undefined();
+      none = v->is_none();
     }
     charge(1);
     return t->simple == 1 ? !undef : t->simple == 2 ? undef : none;

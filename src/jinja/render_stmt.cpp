@@ -126,7 +126,10 @@ bool Interp::write_concat(const Expr* e) {
     std::string* out = out_;
     size_t mark = out->size();
     try {
-      for (auto* x : c->items) py_str_append(*out, eval(x));
+      for (auto* x : c->items) {
+        Value hold;
+        py_str_append(*out, *borrow_or_eval(x, hold));
+      }
     } catch (...) {
       out->resize(mark);
       throw;
@@ -147,7 +150,10 @@ bool Interp::write_concat(const Expr* e) {
     Value acc;
     bool plain = true;  // everything so far was a plain string, already appended
     for (size_t i = n; i-- > 0;) {
-      Value v = eval(ops[i]);
+      // Borrowed operands are used before the next operand is evaluated (which might run a
+      // macro that reassigns them).
+      Value hold;
+      const Value& v = *borrow_or_eval(ops[i], hold);
       if (plain) {
         if (v.is_str() && !v.is_markup()) {
           out->append(v.str());
@@ -295,23 +301,15 @@ Flow Interp::exec(const Stmt* s) {
   try {
     switch (s->kind) {
       case SK::Text: write(static_cast<const TextStmt*>(s)->text); return Flow::Normal;
-      case SK::Print: {
-        const Expr* e = static_cast<const PrintStmt*>(s)->expr;
-        if (!write_concat(e)) write_value(eval(e));
-        return Flow::Normal;
-      }
+      case SK::Print: exec_print(static_cast<const PrintStmt*>(s)->expr); return Flow::Normal;
       case SK::If: {
         auto* n = static_cast<const IfStmt*>(s);
         for (const auto& [test, body] : n->branches)
-          if (truthy(eval(test))) return exec_body(body);
+          if (truth(test)) return exec_body(body);
         return exec_body(n->else_body);
       }
       case SK::For: return exec_for(static_cast<const ForStmt*>(s));
-      case SK::Set: {
-        auto* n = static_cast<const SetStmt*>(s);
-        exec_set_target(n->target, eval(n->value));
-        return Flow::Normal;
-      }
+      case SK::Set: exec_set(static_cast<const SetStmt*>(s)); return Flow::Normal;
       default: return exec_cold(s);
     }
   } catch (Error& e) {
@@ -319,6 +317,15 @@ Flow Interp::exec(const Stmt* s) {
     throw;
   }
 }
+
+// Print and set apart from exec, which stays small: its frame is set up for every statement.
+void Interp::exec_print(const Expr* e) {
+  if (write_concat(e)) return;
+  Value hold;
+  write_value(*borrow_or_eval(e, hold));
+}
+
+void Interp::exec_set(const SetStmt* n) { exec_set_target(n->target, eval(n->value)); }
 
 // The less common statements, apart so that exec stays small. Each kind is executed in exactly
 // one of the two; exec places their errors.
@@ -432,7 +439,7 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
       cur_->vars.clear();
       exec_set_target(f->target, it);
       // Jinja2's filter generator yields the unpacked target again: a tuple for `a, b`.
-      if (truthy(eval(f->filter))) kept.push_back(f->target->kind == EK::Tuple ? packed_target(f->target) : it);
+      if (truth(f->filter)) kept.push_back(f->target->kind == EK::Tuple ? packed_target(f->target) : it);
     }
     items = std::move(kept);
   }
@@ -462,7 +469,9 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
       else scope->vars.clear();
       cur_ = scope.get();
       if (loop_sym >= 0) bind(loop_sym, loop_val);
-      exec_set_target(f->target, seq[i]);
+      // A name target is new in the fresh scope (and never `loop`: the compiler refuses that).
+      if (f->target->kind == EK::Name) bind(static_cast<const NameExpr*>(f->target)->sym, seq[i]);
+      else exec_set_target(f->target, seq[i]);
       Flow fl = exec_body(f->body);
       if (fl == Flow::Break) break;
       if (fl == Flow::Normal) completed = true;

@@ -123,7 +123,8 @@ bool isprintable(std::string_view s) noexcept;
 bool isascii(std::string_view s) noexcept;
 
 // ---- repr ---------------------------------------------------------------------
-// Python repr(str), quotes included.
+// Python repr(str), quotes included; repr_append writes it at the end of `out`.
 std::string repr(std::string_view s);
+void repr_append(std::string& out, std::string_view s);
 
 }  // namespace toolchat::pystr

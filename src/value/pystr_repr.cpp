@@ -24,19 +24,31 @@ inline void hex_escape(std::string& out, char prefix, char32_t c, int digits) {
 // ---------------------------------------------------------------------------
 // repr
 // ---------------------------------------------------------------------------
-std::string repr(std::string_view s) {
+void repr_append(std::string& out, std::string_view s) {
     const bool has_sq = s.find('\'') != std::string_view::npos;
     const bool has_dq = s.find('"') != std::string_view::npos;
     const char quote = (has_sq && !has_dq) ? '"' : '\'';
-    std::string out;
-    out.reserve(s.size() + 2);
+    const unsigned char q = static_cast<unsigned char>(quote);
+    out.reserve(out.size() + s.size() + 2);
     out.push_back(quote);
     std::size_t i = 0;
     while (i < s.size()) {
+        // A run of printable ASCII that needs no escape goes out in one append.
+        std::size_t run = i;
+        while (run < s.size()) {
+            const unsigned char c = static_cast<unsigned char>(s[run]);
+            if (c < ' ' || c >= 0x7F || c == q || c == '\\') break;
+            ++run;
+        }
+        if (run > i) {
+            out.append(s.data() + i, run - i);
+            i = run;
+            if (i == s.size()) break;
+        }
         const unsigned char b = static_cast<unsigned char>(s[i]);
         if (b < 0x80) {
             ++i;
-            if (b == static_cast<unsigned char>(quote) || b == '\\') {
+            if (b == q || b == '\\') {
                 out.push_back('\\');
                 out.push_back(static_cast<char>(b));
             } else if (b == '\t') {
@@ -45,10 +57,8 @@ std::string repr(std::string_view s) {
                 out.append("\\n");
             } else if (b == '\r') {
                 out.append("\\r");
-            } else if (b < ' ' || b == 0x7F) {
-                hex_escape(out, 'x', b, 2);
             } else {
-                out.push_back(static_cast<char>(b));
+                hex_escape(out, 'x', b, 2);  // other controls and DEL
             }
             continue;
         }
@@ -65,6 +75,11 @@ std::string repr(std::string_view s) {
         }
     }
     out.push_back(quote);
+}
+
+std::string repr(std::string_view s) {
+    std::string out;
+    repr_append(out, s);
     return out;
 }
 

@@ -91,7 +91,7 @@ int64_t DictObj::slot_of_str(std::string_view key) const {
       const Value& k = entries[i].first;
       if (!k.is_str()) continue;
       std::string_view ks = k.str();
-      if (ks.size() == key.size() && (key.empty() || (ks[0] == key[0] && std::memcmp(ks.data(), key.data(), key.size()) == 0)))
+      if (ks.size() == key.size() && same_bytes(ks.data(), key.data(), key.size()))
         return static_cast<int64_t>(i);
     }
     return -1;

@@ -33,10 +33,10 @@ void repr_rec(std::string& out, const Value& v, int depth) {
     case Type::Str:
       if (v.is_markup()) {
         out += "Markup(";
-        out += string_repr(v.str());
+        pystr::repr_append(out, v.str());
         out += ")";
       } else {
-        out += string_repr(v.str());
+        pystr::repr_append(out, v.str());
       }
       return;
     case Type::List: {

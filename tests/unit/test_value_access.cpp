@@ -90,3 +90,19 @@ TEST(ValueAccess, MissingKeyAndIndexRaiseLikePython) {
   EXPECT_EQ(kind_of([&] { v.at("l").at(1); }, &msg), ErrorKind::IndexError);
   EXPECT_EQ(msg, "list index out of range");
 }
+
+// same_bytes (dict keys, str ==) reads short strings as overlapping words: every length up to
+// past the word sizes, with one byte changed at each position, must agree with memcmp.
+TEST(SameBytes, AgreesWithMemcmpAtEveryLengthAndPosition) {
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string a(n, 'x');
+    for (size_t i = 0; i < n; ++i) a[i] = static_cast<char>('a' + i % 26);
+    std::string b = a;
+    EXPECT_TRUE(same_bytes(a.data(), b.data(), n)) << n;
+    for (size_t i = 0; i < n; ++i) {
+      std::string c = a;
+      c[i] = static_cast<char>(c[i] ^ 0x20);
+      EXPECT_FALSE(same_bytes(a.data(), c.data(), n)) << "length " << n << ", byte " << i;
+    }
+  }
+}
