@@ -165,6 +165,8 @@ struct Dialect {
 // Registry (registry.cpp, list.def).
 const std::vector<const Dialect*>& all();
 const Dialect* find(std::string_view name_or_alias);
+// Every registered name, ", "-joined: what an "unknown dialect" message lists.
+std::string known_names();
 struct Detection { const Dialect* dialect = nullptr; int score = 0; };
 Detection detect(const std::string& template_source, const chat::Capabilities* caps = nullptr);
 

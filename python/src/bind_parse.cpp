@@ -23,19 +23,13 @@ namespace {
 
 using Factory = std::function<std::unique_ptr<dialects::StreamParser>(const dialects::ParseOptions&)>;
 
-std::string known_dialects() {
-  std::string names;
-  for (const auto* d : dialects::all()) names += (names.empty() ? "" : ", ") + std::string(d->name);
-  return names;
-}
-
 // The parser factory for `dialect`: a dialect name or alias, or a Template (its dialect as
 // `toolchat parse --template` resolves it).
 Factory factory_for(const pyb::handle& dialect) {
   if (pyb::isinstance<pyb::str>(dialect)) {
     std::string name = dialect.cast<std::string>();
     const dialects::Dialect* d = dialects::find(name);
-    if (!d) throw pyb::value_error("dialect: unknown dialect " + string_repr(name) + " (known: " + known_dialects() + ")");
+    if (!d) throw pyb::value_error("dialect: unknown dialect " + string_repr(name) + " (known: " + dialects::known_names() + ")");
     auto make = d->make_parser;
     return [make](const dialects::ParseOptions& o) { return make(o); };
   }

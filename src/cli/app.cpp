@@ -221,15 +221,11 @@ std::string pretty_json(const Value& v) {
 
 const dialects::Dialect& dialect_named(const std::string& name) {
   if (const dialects::Dialect* d = dialects::find(name)) return *d;
-  std::string names;
   std::vector<std::string> all;
-  for (const auto* x : dialects::all()) {
-    names += (names.empty() ? "" : ", ") + std::string(x->name);
-    all.emplace_back(x->name);
-  }
+  for (const auto* x : dialects::all()) all.emplace_back(x->name);
   std::string near = nearest(name, all);
   throw UsageError("unknown dialect '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                   " (known: " + names + ")");
+                   " (known: " + dialects::known_names() + ")");
 }
 
 }  // namespace toolchat::cli

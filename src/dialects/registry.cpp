@@ -40,6 +40,12 @@ const std::vector<const Dialect*>& all() {
   return table;
 }
 
+std::string known_names() {
+  std::string names;
+  for (const Dialect* d : all()) names += (names.empty() ? "" : ", ") + std::string(d->name);
+  return names;
+}
+
 const Dialect* find(std::string_view name) {
   for (const Dialect* d : all()) {
     if (d->name == name) return d;

@@ -66,11 +66,8 @@ PromptBuilder::PromptBuilder(const Config& cfg, bool backend_takes_messages, boo
   }
   if (!cfg.dialect.empty()) {
     dialect_ = dialects::find(cfg.dialect);
-    if (!dialect_) {
-      std::string names;
-      for (const auto* d : dialects::all()) names += (names.empty() ? "" : ", ") + std::string(d->name);
-      throw Error(ErrorKind::ConfigError, "unknown dialect '" + cfg.dialect + "' (known: " + names + ")");
-    }
+    if (!dialect_)
+      throw Error(ErrorKind::ConfigError, "unknown dialect '" + cfg.dialect + "' (known: " + dialects::known_names() + ")");
   } else if (has_template()) {
     dialect_ = dialects::detect(chat::select_template(sources_, std::nullopt, true), &caps_).dialect;
   } else {
