@@ -17,6 +17,13 @@ constexpr size_t kKnownEntries = 16;
 
 bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// A key read as it stands: plain ASCII, no escapes (any other key sends the line to json::parse).
+bool plain_key(std::string_view key) {
+  for (char c : key)
+    if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
 size_t skip_space(std::string_view s, size_t i) {
   while (i < s.size() && json_space(s[i])) ++i;
   return i;
@@ -128,8 +135,7 @@ bool RowReader::split(std::string_view s) {
     const size_t key_end = string_end(s, i);
     if (key_end == std::string_view::npos) return false;
     const std::string_view key = s.substr(i + 1, key_end - i - 2);
-    for (char c : key)  // keys read as they stand: plain ASCII, no escapes
-      if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) return false;
+    if (!plain_key(key)) return false;
     for (const Member& m : members_)
       if (m.key == key) return false;  // a repeated key: json::parse's rule, read whole
     i = skip_space(s, key_end);
@@ -195,8 +201,7 @@ bool RowReader::read_known_tail(std::string_view line, Value& row) {
     const size_t open = line.rfind('"', close - 1);
     if (open == std::string_view::npos || open == 0) return false;
     const std::string_view key = line.substr(open + 1, close - open - 1);
-    for (char c : key)
-      if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80) return false;
+    if (!plain_key(key)) return false;
     for (const auto& [other, _] : tail_)
       if (other == key) return false;
     tail_.emplace_back(key, v);
