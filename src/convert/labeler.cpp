@@ -71,17 +71,20 @@ size_t common_prefix(std::string_view a, std::string_view b) {
 size_t cp_count(std::string_view s) { return uni::count_code_points(s); }
 
 // A short quote of text around a byte offset, for mismatch reasons.
-std::string quote_at(const std::string& s, size_t at) {
+std::string quote_at(std::string_view s, size_t at) {
   size_t end = std::min(s.size(), at + 24);
   while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
   return string_repr(s.substr(at, end - at));
 }
 
-std::string where(const std::string& a, const std::string& b) {
+std::string where(std::string_view a, std::string_view b) {
   size_t at = common_prefix(a, b);
   return "at char " + std::to_string(cp_count(std::string_view(a).substr(0, at))) + ": " + quote_at(a, at) + " vs " +
          quote_at(b, at);
 }
+
+// where(a, b) when the reason carries its details (LabelOptions::reason_details), else nothing.
+std::string where_if(bool details, std::string_view a, std::string_view b) { return details ? where(a, b) : ""; }
 
 size_t trimmed_end(const std::string& s, size_t begin, size_t end) {
   size_t e = end;
@@ -156,7 +159,7 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
   if (mine.empty()) {
     t.check.reason = "no {% generation %} span in this turn";
   } else if (text.compare(0, prompt.size(), prompt) != 0) {
-    t.check.reason = "the prompt for this turn is not a prefix of the text, " + (details ? where(prompt, text) : "");
+    t.check.reason = "the prompt for this turn is not a prefix of the text, " + where_if(details, prompt, text);
   } else if (prompt.size() != mine.front().begin) {
     t.check.reason = "the generation span starts at char " +
                      std::to_string(cp_count(std::string_view(text).substr(0, mine.front().begin))) +
@@ -175,7 +178,7 @@ TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, 
   TurnOutcome t;
   std::string& reason = t.check.reason;
   if (upto.compare(0, prompt.size(), prompt) != 0) {
-    reason = "the generation prompt is not how this turn starts, " + (details ? where(prompt, upto) : "");
+    reason = "the generation prompt is not how this turn starts, " + where_if(details, prompt, upto);
     return t;
   }
   size_t p = prompt.size();
@@ -187,11 +190,11 @@ TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, 
   std::string dropped = dropped_from_turn(message, std::string_view(upto).substr(p, e - p));
   if (text.compare(0, p, prompt) != 0) {
     reason = "later turns change how earlier ones render (the prompt for this turn is not a prefix of the text, " +
-             (details ? where(prompt, text) : "") + ")";
+             where_if(details, prompt, text) + ")";
     t.rewritten = dropped.empty();
   } else if (text.compare(p, e - p, upto, p, e - p) != 0) {
     reason = "the turn renders differently once later turns follow, " +
-             (details ? where(upto.substr(0, e), text.substr(0, std::min(text.size(), e))) : "");
+             where_if(details, std::string_view(upto).substr(0, e), std::string_view(text).substr(0, std::min(text.size(), e)));
     t.rewritten = dropped.empty();
   } else if (!dropped.empty()) {
     reason = "the template does not show this turn's " + dropped + " (see --polyfill)";
