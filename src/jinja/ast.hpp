@@ -77,7 +77,12 @@ struct SliceExpr : Expr { Expr* start = nullptr; Expr* stop = nullptr; Expr* ste
 struct UnaryExpr : Expr { Expr* operand; UnaryExpr(EK k, uint32_t p, Expr* o) : Expr(k, p), operand(o) {} };
 struct BinaryExpr : Expr { BinOp op; Expr* left; Expr* right; BinaryExpr(uint32_t p, BinOp o, Expr* l, Expr* r) : Expr(EK::Binary, p), op(o), left(l), right(r) {} };
 struct LogicExpr : Expr { Expr* left; Expr* right; LogicExpr(EK k, uint32_t p, Expr* l, Expr* r) : Expr(k, p), left(l), right(r) {} };
-struct CompareExpr : Expr { Expr* first; std::vector<std::pair<CmpOp, Expr*>> ops; CompareExpr(uint32_t p, Expr* f) : Expr(EK::Compare, p), first(f) {} };
+struct CompareExpr : Expr {
+  Expr* first; std::vector<std::pair<CmpOp, Expr*>> ops;
+  // Set once compiled (specialise_nodes): one comparison with a constant right operand
+  // (`m.role == 'user'`, `x in ['a', 'b']`), evaluated without the chain's temporaries.
+  bool one_const = false;
+  CompareExpr(uint32_t p, Expr* f) : Expr(EK::Compare, p), first(f) {} };
 struct CondExpr : Expr {
   Expr* test; Expr* then; Expr* otherwise; uint32_t line = 0;
   Value missing;  // without else: the Undefined of a false test (built at compile time)

@@ -351,6 +351,26 @@ const Value* Interp::borrow_path(const Expr* e) {
 }
 
 bool Interp::eval_compare(const CompareExpr* c) {
+  if (c->one_const) {
+    // One comparison with a constant: the left operand borrowed (a one-key path on a name,
+    // the usual `m.role` / `m['role']`, walked here), no chain to keep.
+    CmpOp op = c->ops[0].first;
+    const Value& r = static_cast<const ConstExpr*>(c->ops[0].second)->value;
+    const Expr* x = c->first;
+    const Value* l = nullptr;
+    if (x->kind == EK::Getattr) {
+      auto* g = static_cast<const GetattrExpr*>(x);
+      if (g->obj->kind == EK::Name) l = dict_attr(g, *borrow_name(static_cast<const NameExpr*>(g->obj)));
+    } else if (x->kind == EK::Getitem) {
+      auto* g = static_cast<const GetitemExpr*>(x);
+      if (g->dict_missing.obj() && g->obj->kind == EK::Name)
+        l = dict_key(g, *borrow_name(static_cast<const NameExpr*>(g->obj)));
+    }
+    Value lt;
+    if (!l) l = borrow_or_eval(x, lt);
+    if (uint64_t n = compare_steps(op, *l, r)) charge(n);
+    return compare_op(op, *l, r);
+  }
   // Operands are borrowed when they can be; a borrowed left operand is copied before an
   // operand that needs evaluation (a macro call there may reassign what it points to).
   Value lt;

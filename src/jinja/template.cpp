@@ -362,8 +362,18 @@ void Resolver::scan_names(const Body& b, MacroDef& d) {
   sc.body(b);
 }
 
+// Compile-time choices of how a node is evaluated, made on the final (folded) tree.
+void specialise_nodes(CompiledTemplate& ct) {
+  for (auto& e : ct.arena.exprs) {
+    if (e->kind != EK::Compare) continue;
+    auto* c = static_cast<CompareExpr*>(e.get());
+    c->one_const = c->ops.size() == 1 && c->ops[0].second->kind == EK::Const;
+  }
+}
+
 // Every Value renders share: after this, rendering on several threads at once touches no
 // reference count and fills no cache of the compiled template's values.
+
 void freeze_shared_values(CompiledTemplate& ct) {
   FrozenValues& fz = ct.frozen;
   for (const auto& e : ct.arena.exprs) {
@@ -425,6 +435,7 @@ Template Template::compile(std::string_view source, std::string name, const Engi
     }
     for (const auto& n : ct->syms.names) ct->undefined_var.push_back(Value::undefined_var(n));
     fold_constants(*ct);
+    specialise_nodes(*ct);
     LoopControlCheck().run(ct->root);
     freeze_shared_values(*ct);
   } catch (Error& e) {
