@@ -401,6 +401,7 @@ bool Interp::eval_compare(const CompareExpr* c) {
 void Interp::eval_args(const ArgList& a, CallArgs& out) {
   out.pos.reserve(a.args.size());
   for (auto* x : a.args) out.pos.push_back(eval(x));
+  out.kw.reserve(a.kwargs.size());
   for (const auto& kw : a.kwargs) out.kw.emplace_back(kw.name, eval(kw.value));
   if (a.dyn_args) {
     for (auto& v : iterate(eval(a.dyn_args))) out.pos.push_back(v);

@@ -284,6 +284,16 @@ Value g_strftime_now(Renderer&, FunctionObj& fn, CallArgs& a) {
   int micro = 0;
   if (fn.state.is_list()) {
     const auto& s = fn.state.items();
+    // A fixed clock formats the same way on every render: the last text is kept per thread.
+    struct Last {
+      int64_t clock[7] = {};
+      std::string fmt, text;
+      bool valid = false;
+    };
+    thread_local Last last;
+    bool same = last.valid && last.fmt == f.str();
+    for (size_t i = 0; same && i < 7; ++i) same = last.clock[i] == s[i].as_int();
+    if (same) return Value::string(last.text);
     tm.tm_year = static_cast<int>(s[0].as_int()) - 1900;
     tm.tm_mon = static_cast<int>(s[1].as_int()) - 1;
     tm.tm_mday = static_cast<int>(s[2].as_int());
@@ -299,6 +309,12 @@ Value g_strftime_now(Renderer&, FunctionObj& fn, CallArgs& a) {
     tm.tm_wday = norm.tm_wday;
     tm.tm_yday = norm.tm_yday;
     tm.tm_isdst = -1;
+    last.valid = false;
+    last.text = py_strftime(f.str(), tm, micro);
+    for (size_t i = 0; i < 7; ++i) last.clock[i] = s[i].as_int();
+    last.fmt = f.str();
+    last.valid = true;
+    return Value::string(last.text);
   } else {
     auto now = std::chrono::system_clock::now();
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
