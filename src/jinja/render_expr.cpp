@@ -368,6 +368,12 @@ bool Interp::eval_compare(const CompareExpr* c) {
     }
     Value lt;
     if (!l) l = borrow_or_eval(x, lt);
+    if ((op == CmpOp::Eq || op == CmpOp::Ne) && l->is_str() && r.is_str()) {
+      // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
+      std::string_view a = l->str(), b = r.str();
+      if (uint64_t n = std::min(a.size(), b.size()) / kBytesPerStep) charge(n);
+      return str_equal(a, b) == (op == CmpOp::Eq);
+    }
     if (uint64_t n = compare_steps(op, *l, r)) charge(n);
     return compare_op(op, *l, r);
   }
