@@ -75,7 +75,12 @@ struct GetitemExpr : Expr {
 };
 struct SliceExpr : Expr { Expr* start = nullptr; Expr* stop = nullptr; Expr* step = nullptr; explicit SliceExpr(uint32_t p) : Expr(EK::Slice, p) {} };
 struct UnaryExpr : Expr { Expr* operand; UnaryExpr(EK k, uint32_t p, Expr* o) : Expr(k, p), operand(o) {} };
-struct BinaryExpr : Expr { BinOp op; Expr* left; Expr* right; BinaryExpr(uint32_t p, BinOp o, Expr* l, Expr* r) : Expr(EK::Binary, p), op(o), left(l), right(r) {} };
+struct BinaryExpr : Expr {
+  BinOp op; Expr* left; Expr* right;
+  // Set once compiled (specialise_nodes) on a printed `a + b + c ...` (2 to 15 additions): the
+  // operands, rightmost first, which the output is written from.
+  std::vector<const Expr*> printed_sum;
+  BinaryExpr(uint32_t p, BinOp o, Expr* l, Expr* r) : Expr(EK::Binary, p), op(o), left(l), right(r) {} };
 struct LogicExpr : Expr { Expr* left; Expr* right; LogicExpr(EK k, uint32_t p, Expr* l, Expr* r) : Expr(k, p), left(l), right(r) {} };
 struct CompareExpr : Expr {
   Expr* first; std::vector<std::pair<CmpOp, Expr*>> ops;

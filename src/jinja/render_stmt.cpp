@@ -114,12 +114,10 @@ void Interp::write_value(const Value& v) {
 }
 
 // `{{ a + b + c }}` and `{{ a ~ b }}` of plain strings go straight to the output instead of
-// building intermediate strings. Falls back (returns false) before evaluating anything
-// when the shape does not fit; once it starts, non-string operands continue through
+// building intermediate strings (a sum's operands were listed when compiled: printed_sum).
+// Falls back (returns false) before evaluating anything when the shape does not fit; once it starts, non-string operands continue through
 // py_add in Python's left-to-right order.
 bool Interp::write_concat(const Expr* e) {
-  const Expr* ops[16];
-  size_t n = 0;
   if (e->kind == EK::Concat) {
     auto* c = static_cast<const SeqExpr*>(e);
     if (c->items.size() > 16) return false;
@@ -137,13 +135,11 @@ bool Interp::write_concat(const Expr* e) {
     check_output();
     return true;
   }
-  const Expr* cur = e;
-  while (cur->kind == EK::Binary && static_cast<const BinaryExpr*>(cur)->op == BinOp::Add && n < 15) {
-    ops[n++] = static_cast<const BinaryExpr*>(cur)->right;
-    cur = static_cast<const BinaryExpr*>(cur)->left;
-  }
-  if (n < 2) return false;
-  ops[n++] = cur;
+  if (e->kind != EK::Binary) return false;
+  const auto& sum = static_cast<const BinaryExpr*>(e)->printed_sum;
+  if (sum.empty()) return false;
+  const Expr* const* ops = sum.data();
+  const size_t n = sum.size();
   std::string* out = out_;
   size_t mark = out->size();
   try {

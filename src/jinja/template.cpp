@@ -369,6 +369,20 @@ void specialise_nodes(CompiledTemplate& ct) {
     auto* c = static_cast<CompareExpr*>(e.get());
     c->one_const = c->ops.size() == 1 && c->ops[0].second->kind == EK::Const;
   }
+  for (auto& s : ct.arena.stmts) {
+    if (s->kind != SK::Print) continue;
+    Expr* e = static_cast<PrintStmt*>(s.get())->expr;
+    if (e->kind != EK::Binary) continue;
+    std::vector<const Expr*> ops;
+    const Expr* cur = e;
+    while (cur->kind == EK::Binary && static_cast<const BinaryExpr*>(cur)->op == BinOp::Add && ops.size() < 15) {
+      ops.push_back(static_cast<const BinaryExpr*>(cur)->right);
+      cur = static_cast<const BinaryExpr*>(cur)->left;
+    }
+    if (ops.size() < 2) continue;
+    ops.push_back(cur);
+    static_cast<BinaryExpr*>(e)->printed_sum = std::move(ops);
+  }
 }
 
 // Every Value renders share: after this, rendering on several threads at once touches no
