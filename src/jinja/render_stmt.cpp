@@ -447,20 +447,28 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
   };
   if (shared ? iterable.items().empty() : items.empty()) return run_else();
   bool completed = false;  // Jinja2 runs `else` unless some iteration reached the end of its body
-  auto* loop = new LoopObj();
-  Value loop_val(loop);
-  loop->node = f;
-  loop->depth0 = depth0;
-  loop->frame = FrameRef(saved);
-  loop->items = shared ? iterable : list_of(std::move(items));
-  int loop_sym = t_.loop_sym;
+  // The loop object only for a body that names `loop` (ForStmt::uses_loop, set when compiled).
+  LoopObj* loop = nullptr;
+  Value loop_val;
+  Value listed;
+  if (f->uses_loop) {
+    loop = new LoopObj();
+    loop_val = Value(loop);
+    loop->node = f;
+    loop->depth0 = depth0;
+    loop->frame = FrameRef(saved);
+    loop->items = shared ? iterable : list_of(std::move(items));
+  } else if (!shared) {
+    listed = list_of(std::move(items));
+  }
+  int loop_sym = loop ? t_.loop_sym : -1;
   {
     SwapIn<std::string> into_cap(out_, cap ? cap : out_);
     SwapIn<Frame> in_scope(cur_, saved);
-    const auto& seq = loop->items.items();
+    const auto& seq = loop ? loop->items.items() : shared ? iterable.items() : listed.items();
     for (size_t i = 0; i < seq.size(); ++i) {
       charge(1 + f->weight);
-      loop->index0 = static_cast<int64_t>(i);
+      if (loop) loop->index0 = static_cast<int64_t>(i);
       if (!scope.get() || scope->rc > 1) scope = FrameRef::make(saved);
       else scope->vars.clear();
       cur_ = scope.get();

@@ -221,13 +221,12 @@ class Resolver {
   std::vector<const BodyStmt*>* block_stmts = nullptr;  // every {% block %}, for self.<name>
 };
 
+// Every name a body loads, given to `name`. Nested macro and call-block bodies are functions of
+// their own: they are skipped unless `into_macros` (a macro defined in a body closes over it).
+template <class OnName>
 struct NameScanner {
-  MacroDef& d;
-  void name(const std::string& n) {
-    if (n == "varargs") d.catch_varargs = true;
-    else if (n == "kwargs") d.catch_kwargs = true;
-    else if (n == "caller") d.caller = true;
-  }
+  OnName name;
+  bool into_macros = false;
   void args(const ArgList& a) {
     for (auto* x : a.args) expr(x);
     for (auto& k : a.kwargs) expr(k.value);
@@ -288,14 +287,16 @@ struct NameScanner {
       case SK::Set: expr(static_cast<const SetStmt*>(s)->value); return;
       case SK::SetBlock: body(static_cast<const SetBlockStmt*>(s)->body); expr(static_cast<const SetBlockStmt*>(s)->filter); return;
       case SK::Macro: {
-        // A nested macro's own body decides for itself; its defaults belong to us.
+        // A nested macro's own body is a function of its own; its defaults belong to us.
         for (auto* x : static_cast<const MacroStmt*>(s)->def.defaults) expr(x);
+        if (into_macros) body(static_cast<const MacroStmt*>(s)->def.body);
         return;
       }
       case SK::CallBlock: {
         auto* c = static_cast<const CallBlockStmt*>(s);
         expr(c->call);
         for (auto* x : c->def.defaults) expr(x);
+        if (into_macros) body(c->def.body);
         return;
       }
       case SK::FilterBlock: expr(static_cast<const FilterBlockStmt*>(s)->filter); body(static_cast<const FilterBlockStmt*>(s)->body); return;
@@ -358,8 +359,12 @@ struct LoopControlCheck {
 };
 
 void Resolver::scan_names(const Body& b, MacroDef& d) {
-  NameScanner sc{d};
-  sc.body(b);
+  auto on_name = [&d](const std::string& n) {
+    if (n == "varargs") d.catch_varargs = true;
+    else if (n == "kwargs") d.catch_kwargs = true;
+    else if (n == "caller") d.caller = true;
+  };
+  NameScanner<decltype(on_name)>{on_name}.body(b);
 }
 
 // Compile-time choices of how a node is evaluated, made on the final (folded) tree.
@@ -370,6 +375,17 @@ void specialise_nodes(CompiledTemplate& ct) {
     c->one_const = c->ops.size() == 1 && c->ops[0].second->kind == EK::Const;
   }
   for (auto& s : ct.arena.stmts) {
+    if (s->kind == SK::For) {
+      // The loop object is made only for a loop whose body (macros defined in it included) names
+      // `loop`: other loops bind their target alone.
+      auto* f = static_cast<ForStmt*>(s.get());
+      bool named = false;
+      auto on_name = [&named](const std::string& n) { named = named || n == "loop"; };
+      NameScanner<decltype(on_name)> scan{on_name, true};
+      scan.body(f->body);
+      f->uses_loop = named || f->recursive;
+      continue;
+    }
     if (s->kind != SK::Print) continue;
     Expr* e = static_cast<PrintStmt*>(s.get())->expr;
     if (e->kind != EK::Binary) continue;
