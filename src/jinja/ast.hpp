@@ -57,8 +57,14 @@ struct NameExpr : Expr {
 };
 struct SeqExpr : Expr { std::vector<Expr*> items; SeqExpr(EK k, uint32_t p) : Expr(k, p) {} };
 struct DictExpr : Expr { std::vector<std::pair<Expr*, Expr*>> items; explicit DictExpr(uint32_t p) : Expr(EK::Dict, p) {} };
+// The attributes of a for-loop's `loop` object that are computed from its position.
+enum class LoopField : uint8_t {
+  None, Index, Index0, RevIndex, RevIndex0, First, Last, Length, Depth, Depth0, PrevItem, NextItem
+};
+
 struct GetattrExpr : Expr {
   Expr* obj; std::string attr; Value attr_value;
+  LoopField loop_field = LoopField::None;  // what `attr` names on a loop object (set when compiled)
   bool dict_item_only = false;  // `attr` is no attribute of dict: on a dict it is a plain key lookup
   Value dict_missing;           // the Undefined for a dict without that key (built once)
   SlotHint slot_hint;

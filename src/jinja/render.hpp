@@ -18,6 +18,9 @@ namespace toolchat::jinja {
 // One link of a comparison chain, as the renderer evaluates it (Python semantics; may throw).
 bool compare_values(CmpOp op, const Value& a, const Value& b);
 
+// What `name` is among the loop object's positional attributes (LoopField::None: another name).
+LoopField loop_field(std::string_view name);
+
 struct CompiledTemplate {
   std::shared_ptr<SourceText> source;
   Arena arena;
@@ -361,7 +364,8 @@ class Interp final : public Renderer {
   friend struct LoopCall;
  public:
   Value call_loop(LoopObj& loop, CallArgs& args);
-  Value loop_attr(LoopObj& loop, std::string_view name);
+  // `loop.<name>`; `field` is loop_field(name), which a compiled node knows beforehand.
+  Value loop_attr(LoopObj& loop, std::string_view name, LoopField field);
 };
 
 }  // namespace toolchat::jinja

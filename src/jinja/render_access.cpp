@@ -102,7 +102,7 @@ Value Interp::getattr(const Value& obj, std::string_view name) {
         if (v) return (!name.empty() && name[0] == '_') ? unsafe(obj, name) : *v;
         return Value::undefined_attr(obj, std::string(name));
       }
-      if (o->kind == ObjKind::Loop) return loop_attr(*static_cast<LoopObj*>(o), name);
+      if (o->kind == ObjKind::Loop) return loop_attr(*static_cast<LoopObj*>(o), name, loop_field(name));
       if (o->kind == ObjKind::TemplateRef) return template_ref_attr(obj, name);
       if (o->kind == ObjKind::BlockRef) return block_ref_attr(obj, name);
       if (o->kind == ObjKind::Macro) {
@@ -349,29 +349,43 @@ Value Interp::call(const Value& callee, CallArgs& args) {
   throw Error(ErrorKind::TypeError, std::string("'") + type_name(callee) + "' object is not callable");
 }
 
-Value Interp::loop_attr(LoopObj& loop, std::string_view name) {
+LoopField loop_field(std::string_view name) {
+  static constexpr std::pair<std::string_view, LoopField> kFields[] = {
+      {"index", LoopField::Index},   {"index0", LoopField::Index0}, {"revindex", LoopField::RevIndex},
+      {"revindex0", LoopField::RevIndex0}, {"first", LoopField::First}, {"last", LoopField::Last},
+      {"length", LoopField::Length}, {"depth", LoopField::Depth},   {"depth0", LoopField::Depth0},
+      {"previtem", LoopField::PrevItem}, {"nextitem", LoopField::NextItem}};
+  for (const auto& [n, f] : kFields)
+    if (n == name) return f;
+  return LoopField::None;
+}
+
+Value Interp::loop_attr(LoopObj& loop, std::string_view name, LoopField field) {
   int64_t n = static_cast<int64_t>(loop.items.items().size());
   int64_t i = loop.index0;
-  if (name == "index") return Value::integer(i + 1);
-  if (name == "index0") return Value::integer(i);
-  if (name == "revindex") return Value::integer(n - i);
-  if (name == "revindex0") return Value::integer(n - i - 1);
-  if (name == "first") return Value::boolean(i == 0);
-  if (name == "last") return Value::boolean(i == n - 1);
-  if (name == "length") return Value::integer(n);
-  if (name == "depth") return Value::integer(loop.depth0 + 1);
-  if (name == "depth0") return Value::integer(loop.depth0);
-  if (name == "previtem") {
-    if (i > 0) return loop.items.items()[static_cast<size_t>(i - 1)];
-    auto* u = new UndefinedObj();
-    u->hint = "there is no previous item";
-    return Value(u);
-  }
-  if (name == "nextitem") {
-    if (i + 1 < n) return loop.items.items()[static_cast<size_t>(i + 1)];
-    auto* u = new UndefinedObj();
-    u->hint = "there is no next item";
-    return Value(u);
+  switch (field) {
+    case LoopField::Index: return Value::integer(i + 1);
+    case LoopField::Index0: return Value::integer(i);
+    case LoopField::RevIndex: return Value::integer(n - i);
+    case LoopField::RevIndex0: return Value::integer(n - i - 1);
+    case LoopField::First: return Value::boolean(i == 0);
+    case LoopField::Last: return Value::boolean(i == n - 1);
+    case LoopField::Length: return Value::integer(n);
+    case LoopField::Depth: return Value::integer(loop.depth0 + 1);
+    case LoopField::Depth0: return Value::integer(loop.depth0);
+    case LoopField::PrevItem: {
+      if (i > 0) return loop.items.items()[static_cast<size_t>(i - 1)];
+      auto* u = new UndefinedObj();
+      u->hint = "there is no previous item";
+      return Value(u);
+    }
+    case LoopField::NextItem: {
+      if (i + 1 < n) return loop.items.items()[static_cast<size_t>(i + 1)];
+      auto* u = new UndefinedObj();
+      u->hint = "there is no next item";
+      return Value(u);
+    }
+    case LoopField::None: break;
   }
   Value self(&loop);
   if (name == "cycle") return Value(new BoundMethodObj(&loop_cycle, self, "cycle"));

@@ -138,6 +138,8 @@ Value Interp::eval_slow(const Expr* e) {
         Value hold;
         const Value* obj = borrow_or_eval(g->obj, hold);
         if (const Value* v = dict_attr(g, *obj)) return *v;
+        if (g->loop_field != LoopField::None && obj->is_obj(ObjKind::Loop))
+          return loop_attr(*obj->as<LoopObj>(), g->attr, g->loop_field);
         return getattr(*obj, g->attr);
       }
       case EK::Getitem: {

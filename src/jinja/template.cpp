@@ -52,6 +52,7 @@ class Resolver {
         g->dict_item_only = find_method(Value::dict(), g->attr, &fn) == MethodLookup::NotFound &&
                             (g->attr.empty() || g->attr[0] != '_');
         if (g->dict_item_only) g->dict_missing = Value::undefined_attr(Value::dict(), g->attr);
+        g->loop_field = loop_field(g->attr);
         expr(g->obj, soft);
         return;
       }
