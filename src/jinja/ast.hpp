@@ -65,6 +65,9 @@ enum class LoopField : uint8_t {
 struct GetattrExpr : Expr {
   Expr* obj; std::string attr; Value attr_value;
   LoopField loop_field = LoopField::None;  // what `attr` names on a loop object (set when compiled)
+  // Set once compiled (specialise_nodes) when every link down from a name or constant is a plain
+  // dict lookup (`m.function.name`): the root, then the links in the order they are walked.
+  std::vector<const Expr*> key_path;
   bool dict_item_only = false;  // `attr` is no attribute of dict: on a dict it is a plain key lookup
   Value dict_missing;           // the Undefined for a dict without that key (built once)
   SlotHint slot_hint;
@@ -77,6 +80,7 @@ struct GetitemExpr : Expr {
   // a dict without that key (built once); otherwise a null Undefined.
   Value dict_missing;
   SlotHint slot_hint;  // for a constant string key
+  std::vector<const Expr*> key_path;  // as GetattrExpr::key_path
   GetitemExpr(uint32_t p, Expr* o, Expr* i) : Expr(EK::Getitem, p), obj(o), index(i) {}
 };
 struct SliceExpr : Expr { Expr* start = nullptr; Expr* stop = nullptr; Expr* step = nullptr; explicit SliceExpr(uint32_t p) : Expr(EK::Slice, p) {} };

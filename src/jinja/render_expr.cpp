@@ -316,35 +316,17 @@ Value Interp::eval_cold(const Expr* e) {
   return Value();
 }
 
-// borrow() of `a.b['c']...`: the chain is walked from its root name (or constant) down, without
-// recursion; nullptr as soon as a link is not a plain dict lookup.
+// borrow() of `a.b['c']...`: the chain listed when compiled (key_path) is walked from its root
+// name (or constant) down; nullptr as soon as a link is not a plain dict lookup.
 const Value* Interp::borrow_path(const Expr* e) {
-  constexpr size_t kMaxLinks = 8;
-  const Expr* links[kMaxLinks];
-  size_t n = 0;
-  const Expr* root = e;
-  for (;;) {
-    if (root->kind == EK::Getattr) {
-      auto* g = static_cast<const GetattrExpr*>(root);
-      if (!g->dict_item_only) return nullptr;
-      links[n++] = root;
-      root = g->obj;
-    } else if (root->kind == EK::Getitem) {
-      auto* g = static_cast<const GetitemExpr*>(root);
-      if (!g->dict_missing.obj()) return nullptr;
-      links[n++] = root;
-      root = g->obj;
-    } else {
-      break;
-    }
-    if (n == kMaxLinks) return nullptr;
-  }
-  const Value* v;
-  if (root->kind == EK::Name) v = borrow_name(static_cast<const NameExpr*>(root));
-  else if (root->kind == EK::Const) v = &static_cast<const ConstExpr*>(root)->value;
-  else return nullptr;
-  while (n > 0) {
-    const Expr* link = links[--n];
+  const auto& path = e->kind == EK::Getattr ? static_cast<const GetattrExpr*>(e)->key_path
+                                            : static_cast<const GetitemExpr*>(e)->key_path;
+  if (path.empty()) return nullptr;
+  const Expr* root = path[0];
+  const Value* v = root->kind == EK::Name ? borrow_name(static_cast<const NameExpr*>(root))
+                                          : &static_cast<const ConstExpr*>(root)->value;
+  for (size_t i = 1; i < path.size(); ++i) {
+    const Expr* link = path[i];
     v = link->kind == EK::Getattr ? dict_attr(static_cast<const GetattrExpr*>(link), *v)
                                   : dict_key(static_cast<const GetitemExpr*>(link), *v);
     if (!v) return nullptr;

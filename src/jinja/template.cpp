@@ -1,5 +1,6 @@
 // Compilation: lex, parse, then the checks Jinja2's code generator makes (unknown
 // filters/tests, loop targets) and the resolution of names to functions.
+#include <algorithm>
 #include <new>
 #include <stdexcept>
 
@@ -371,6 +372,27 @@ void Resolver::scan_names(const Body& b, MacroDef& d) {
 // Compile-time choices of how a node is evaluated, made on the final (folded) tree.
 void specialise_nodes(CompiledTemplate& ct) {
   for (auto& e : ct.arena.exprs) {
+    if (e->kind == EK::Getattr || e->kind == EK::Getitem) {
+      std::vector<const Expr*> path;
+      const Expr* cur = e.get();
+      for (;;) {
+        if (cur->kind == EK::Getattr && static_cast<const GetattrExpr*>(cur)->dict_item_only) {
+          path.push_back(cur);
+          cur = static_cast<const GetattrExpr*>(cur)->obj;
+        } else if (cur->kind == EK::Getitem && static_cast<const GetitemExpr*>(cur)->dict_missing.obj()) {
+          path.push_back(cur);
+          cur = static_cast<const GetitemExpr*>(cur)->obj;
+        } else {
+          break;
+        }
+      }
+      if (cur->kind != EK::Name && cur->kind != EK::Const) continue;
+      path.push_back(cur);
+      std::reverse(path.begin(), path.end());
+      if (e->kind == EK::Getattr) static_cast<GetattrExpr*>(e.get())->key_path = std::move(path);
+      else static_cast<GetitemExpr*>(e.get())->key_path = std::move(path);
+      continue;
+    }
     if (e->kind != EK::Compare) continue;
     auto* c = static_cast<CompareExpr*>(e.get());
     c->one_const = c->ops.size() == 1 && c->ops[0].second->kind == EK::Const;
