@@ -152,6 +152,11 @@ Value Interp::eval_slow(const Expr* e) {
           if (const Value* v = dict_key(g, *obj)) return *v;
           return getitem(*obj, key);
         }
+        if (g->index->kind == EK::Const) {
+          // `messages[0]`, `x[-1]`: nothing is evaluated after the object, which is borrowed.
+          Value hold;
+          return getitem(*borrow_or_eval(g->obj, hold), static_cast<const ConstExpr*>(g->index)->value);
+        }
         Value obj = eval(g->obj);
         if (g->index->kind == EK::Slice) return slice(obj, static_cast<const SliceExpr*>(g->index));
         return getitem(obj, eval(g->index));
