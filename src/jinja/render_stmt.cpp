@@ -316,7 +316,7 @@ Flow Interp::exec(const Stmt* s) {
 
 // Print and set apart from exec, which stays small: its frame is set up for every statement.
 void Interp::exec_print(const Expr* e) {
-  if (write_concat(e)) return;
+  if ((e->kind == EK::Concat || e->kind == EK::Binary) && write_concat(e)) return;
   Value hold;
   write_value(*borrow_or_eval(e, hold));
 }
