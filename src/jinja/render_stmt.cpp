@@ -321,7 +321,12 @@ void Interp::exec_print(const Expr* e) {
   write_value(*borrow_or_eval(e, hold));
 }
 
-void Interp::exec_set(const SetStmt* n) { exec_set_target(n->target, eval(n->value)); }
+void Interp::exec_set(const SetStmt* n) {
+  Value v = eval(n->value);
+  // A name takes the value itself (no second reference to drop); other targets unpack or copy it.
+  if (n->target->kind == EK::Name) assign(static_cast<const NameExpr*>(n->target)->sym, std::move(v));
+  else exec_set_target(n->target, v);
+}
 
 // The less common statements, apart so that exec stays small. Each kind is executed in exactly
 // one of the two; exec places their errors.
