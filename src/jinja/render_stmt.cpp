@@ -148,8 +148,18 @@ bool Interp::write_concat(const Expr* e) {
     for (size_t i = n; i-- > 0;) {
       // Borrowed operands are used before the next operand is evaluated (which might run a
       // macro that reassigns them).
+      const Expr* x = ops[i];
+      if (plain && x->kind == EK::Const) {
+        // A literal piece (`'<|im_start|>'`, `'\n'`): appended as below, without a borrow call
+        // or a held Value.
+        const Value& c = static_cast<const ConstExpr*>(x)->value;
+        if (c.is_str() && !c.is_markup()) {
+          out->append(c.str());
+          continue;
+        }
+      }
       Value hold;
-      const Value& v = *borrow_or_eval(ops[i], hold);
+      const Value& v = *borrow_or_eval(x, hold);
       if (plain) {
         if (v.is_str() && !v.is_markup()) {
           out->append(v.str());
