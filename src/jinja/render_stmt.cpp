@@ -328,7 +328,9 @@ Flow Interp::exec(const Stmt* s) {
 void Interp::exec_print(const Expr* e) {
   if ((e->kind == EK::Concat || e->kind == EK::Binary) && write_concat(e)) return;
   Value hold;
-  write_value(*borrow_or_eval(e, hold));
+  const Value& v = *borrow_or_eval(e, hold);
+  if (v.is_str()) write(v.str());  // write_value's first case, without its call
+  else write_value(v);
 }
 
 void Interp::exec_set(const SetStmt* n) {
