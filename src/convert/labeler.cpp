@@ -18,6 +18,7 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
+#include "convert/label_memo.hpp"
 #include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
@@ -404,6 +405,7 @@ struct Labeler::Impl {
     }
   }
   std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
+  KnownRow last_known;                     // the last conversation labelled from a memo (LabelerAccess)
 
   Conversation prepare(const Sample& sample) {
     const LabelOptions& o = opts;
@@ -559,34 +561,6 @@ void decide(std::vector<chat::CaseResult>& rendered, const std::vector<size_t>& 
   if (locate) locate(out.rows.front(), n, 0);
 }
 
-// A place in the row's text of a known shape: template piece `piece` of its first render, `at`
-// bytes in.
-struct MemoPos {
-  size_t piece = 0, at = 0;
-};
-
-// A shape's labeling, proven (Audit) to hold for every conversation of the shape: the row's
-// spans as places in its template pieces, the turn checks, and the turns whose verdict
-// find_dropped gave (looked at again per conversation). Valid for the loss overrides it was
-// made with.
-struct LabelMemo : ShapeMemo {
-  std::vector<std::optional<bool>> loss;
-  struct MemoSpan {
-    const std::string* role;  // into roles
-    bool train;
-    MemoPos begin, end;
-  };
-  std::vector<std::string> roles;
-  std::vector<MemoSpan> spans;
-  std::vector<TurnCheck> turns;
-  struct MemoDropped {
-    size_t message;
-    MemoPos begin, end;
-    std::string dropped;
-  };
-  std::vector<MemoDropped> dropped;
-};
-
 // The place of byte `x` of a marked render (false: inside a marker).
 bool memo_pos(const MarkedRender& r, size_t x, MemoPos& out) {
   for (size_t j = 0; j < r.pieces.size(); ++j)
@@ -595,6 +569,36 @@ bool memo_pos(const MarkedRender& r, size_t x, MemoPos& out) {
       return true;
     }
   return false;
+}
+
+// Whether find_dropped, having found everything of a turn in its marked target, finds it for any
+// texts (LabelMemo::MemoDropped::texts_found). A text it found is its marker, which stands where
+// the text will stand, inside the target; the rest (names, numbers) it must find again with the
+// texts empty and the markers' bytes made unmatchable, that is in the template's own bytes.
+// String `arguments` texts are parsed by find_dropped: listed to be looked at per conversation.
+void texts_found(const MarkedRender& first, const Value& message, const Value& marked_message,
+                 LabelMemo::MemoDropped& d) {
+  std::string target;
+  for (size_t j = d.begin.piece; j <= d.end.piece && j < first.pieces.size(); ++j) {
+    const Piece& p = first.pieces[j];
+    const size_t b = j == d.begin.piece ? p.begin + d.begin.at : p.begin;
+    const size_t e = j == d.end.piece ? p.begin + d.end.at : p.end;
+    target.append(first.marked, b, e - b);
+    if (j != d.end.piece && p.text >= 0) target += '\xFF';  // never part of a UTF-8 needle
+  }
+  const Value blank = chat::blank_message_texts(Value::list({message}));
+  if (!dropped_from_turn(blank.items()[0], target).empty()) return;
+  if (const Value* calls = field(marked_message, "tool_calls"); calls && calls->is_list())
+    for (const Value& call : calls->items()) {
+      const Value* fn = call.is_dict() ? field(call, "function") : nullptr;
+      const Value* args = fn && fn->is_dict() ? field(*fn, "arguments") : nullptr;
+      chat::MarkerAt at;
+      if (args && args->is_str() && chat::read_marker_at(args->str(), 0, at) && at.length == args->str().size())
+        d.string_arguments.push_back(at.index);
+      else if (args && args->is_str())
+        return;  // a string that is no text's marker (an empty one): looked at again
+    }
+  d.texts_found = true;
 }
 
 // The memo of a shape from its marked renders, or null when the audit fails.
@@ -632,15 +636,17 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
   m->turns = l.turns;
   const MarkedRender& first = shape.front();
   for (const Span& sp : l.rows[0].spans) {
-    LabelMemo::MemoSpan ms{nullptr, sp.train, {}, {}};
-    for (const std::string& r : m->roles)
-      if (r == sp.role) ms.role = &r;
-    if (!ms.role || !memo_pos(first, sp.begin, ms.begin) || !memo_pos(first, sp.end, ms.end)) return nullptr;
+    LabelMemo::MemoSpan ms{m->roles.size(), sp.train, {}, {}};
+    for (size_t r = 0; r < m->roles.size(); ++r)
+      if (m->roles[r] == sp.role) ms.role = r;
+    if (ms.role == m->roles.size() || !memo_pos(first, sp.begin, ms.begin) || !memo_pos(first, sp.end, ms.end))
+      return nullptr;
     m->spans.push_back(ms);
   }
   for (const DroppedCheck& d : drops) {
-    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped};
+    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped, false, {}};
     if (!memo_pos(first, d.target.begin, md.begin) || !memo_pos(first, d.target.end, md.end)) return nullptr;
+    if (d.dropped.empty()) texts_found(first, cv.messages.items()[d.message], mcv.messages.items()[d.message], md);
     m->dropped.push_back(std::move(md));
   }
   return m;
@@ -654,6 +660,7 @@ bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<si
   if (cv.loss != m.loss) return false;
   auto at = [&](const MemoPos& p) { return starts[p.piece] + p.at; };
   for (const LabelMemo::MemoDropped& d : m.dropped) {
+    if (d.texts_found && d.string_arguments.empty()) continue;  // holds for any texts
     const size_t b = at(d.begin), e = at(d.end);
     if (dropped_from_turn(cv.messages.items()[d.message], std::string_view(text).substr(b, e - b)) != d.dropped)
       return false;
@@ -662,12 +669,20 @@ bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<si
   Row& row = out.rows.front();
   row.spans.clear();
   row.spans.reserve(m.spans.size());
-  for (const LabelMemo::MemoSpan& s : m.spans) row.spans.push_back(Span{*s.role, s.train, at(s.begin), at(s.end)});
+  for (const LabelMemo::MemoSpan& s : m.spans)
+    row.spans.push_back(Span{m.roles[s.role], s.train, at(s.begin), at(s.end)});
   row.text = std::move(text);
   row.text_json = std::move(text_json);
   out.turns = m.turns;
   out.reused_renders = true;
   return true;
+}
+
+// find_dropped on a call whose name shows (empty) and whose arguments are `arguments`.
+bool arguments_shown_in(std::string_view arguments, std::string_view target) {
+  const Value fn = detail::make_dict({{"name", Value::string("")}, {"arguments", Value::string(arguments)}});
+  const Value message = detail::make_dict({{"tool_calls", Value::list({detail::make_dict({{"function", fn}})})}});
+  return dropped_from_turn(message, target).empty();
 }
 
 bool same_labeled(const Labeled& a, const Labeled& b) {
@@ -686,6 +701,18 @@ bool same_labeled(const Labeled& a, const Labeled& b) {
 }
 
 }  // namespace
+
+bool arguments_shown(std::string_view arguments, std::string_view target) {
+  return arguments_shown_in(arguments, target);
+}
+
+bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
+  if (!l.impl_->last_known.memo) return false;
+  out = l.impl_->last_known;
+  return true;
+}
+
+const LabelOptions& LabelerAccess::options(const Labeler& l) { return l.impl_->opts; }
 
 bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
   Impl& im = *impl_;
@@ -730,9 +757,13 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
   hit.first_only_if_memo = true;
   RenderHit* with_memo = o.locate_texts || o.split_rewritten ? nullptr : &hit;
   im.renders(rendered, c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json, with_memo);
+  im.last_known = KnownRow{};
   if (hit.first_only) {
-    if (apply_memo(static_cast<const LabelMemo&>(**hit.memo), cv, hit.starts, rendered.front().text, text_json, out))
+    const LabelMemo& memo = static_cast<const LabelMemo&>(**hit.memo);
+    if (apply_memo(memo, cv, hit.starts, rendered.front().text, text_json, out)) {
+      im.last_known = KnownRow{&memo, &hit.shape->front(), c.cache.get(), cv.template_name};
       return true;
+    }
     with_memo = nullptr;  // not covered: every render, and the labeling as below
     im.renders(rendered, c, ctx, messages, keys, nullptr, &text_json);
   }
