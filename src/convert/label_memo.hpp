@@ -11,6 +11,7 @@
 
 #include "convert/render_cache.hpp"
 #include "toolchat/convert.hpp"
+#include "toolchat/tokenize.hpp"
 
 namespace toolchat::convert {
 
@@ -59,10 +60,14 @@ struct KnownRow {
   std::string template_name;
 };
 
+class LinePath;
+struct ConvertConfig;
+
 struct LabelerAccess {
   // False when the last label call did not use a memo.
   static bool last_known_row(const Labeler& l, KnownRow& out);
-  static const LabelOptions& options(const Labeler& l);
+  // The labeler's line path (line_memo.hpp), or null where it does not apply.
+  static LinePath* line_path(Labeler& l, const ConvertConfig& cfg, const tokenize::Tokenizer* tok);
 };
 
 }  // namespace toolchat::convert

@@ -19,6 +19,7 @@
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
 #include "convert/label_memo.hpp"
+#include "convert/line_memo.hpp"
 #include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
@@ -406,6 +407,7 @@ struct Labeler::Impl {
   }
   std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
   KnownRow last_known;                     // the last conversation labelled from a memo (LabelerAccess)
+  std::unique_ptr<LinePath> line_path;     // rows of known shapes read from their lines (line_memo.hpp)
 
   Conversation prepare(const Sample& sample) {
     const LabelOptions& o = opts;
@@ -712,7 +714,12 @@ bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
   return true;
 }
 
-const LabelOptions& LabelerAccess::options(const Labeler& l) { return l.impl_->opts; }
+LinePath* LabelerAccess::line_path(Labeler& l, const ConvertConfig& cfg, const tokenize::Tokenizer* tok) {
+  Labeler::Impl& im = *l.impl_;
+  if (!line_path_applies(cfg, tok, im.opts)) return nullptr;
+  if (!im.line_path) im.line_path = std::make_unique<LinePath>();
+  return im.line_path.get();
+}
 
 bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
   Impl& im = *impl_;

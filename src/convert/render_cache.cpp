@@ -195,6 +195,8 @@ RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl
 
 RenderCache::~RenderCache() = default;
 
+bool RenderCache::screens(const std::vector<std::string_view>& texts) const { return impl_->screened(texts); }
+
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
                                                    const std::vector<RenderKey>& keys, const RenderFn& render,
                                                    std::vector<TextRanges>* ranges, std::string* first_json) {

@@ -135,6 +135,9 @@ class RenderCache {
                std::string* first_json = nullptr, RenderHit* hit = nullptr);
 
   const RenderCacheStats& stats() const { return stats_; }
+  // Whether a conversation with these texts is rendered for real (texts a template could tell
+  // from their markers: see above).
+  bool screens(const std::vector<std::string_view>& texts) const;
 
  private:
   struct Impl;
