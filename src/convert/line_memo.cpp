@@ -8,6 +8,7 @@
 #include "chat/content_marks.hpp"
 #include "convert/format_util.hpp"
 #include "toolchat/json.hpp"
+#include "value/escape_scan.hpp"
 #include "value/json.hpp"
 #include "value/unicode.hpp"
 #include "value/utf8_check.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr int kMaxDepth = 128;       // deeper lines take the value path
 constexpr size_t kMaxSkeletons = 256;  // past this, the known skeletons are forgotten
+constexpr size_t kTrialLines = 1024;   // the path turns itself off when fewer than a quarter of these take it
 
 // The scan: just enough JSON to tell strings from structure and to know which strings are the
 // message texts. It never decides a line is valid JSON: a line is written on this path only
@@ -207,37 +209,29 @@ class Scanner {
   std::vector<size_t> kinds_[3];
 };
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// Four hex digits at `at` of s (json::hex4, within bounds).
 bool hex4(std::string_view s, size_t at, uint32_t& cp) {
   if (at + 4 > s.size()) return false;
-  cp = 0;
-  for (size_t k = 0; k < 4; ++k) {
-    const int d = hex_digit(s[at + k]);
-    if (d < 0) return false;
-    cp = cp * 16 + static_cast<uint32_t>(d);
-  }
+  const int32_t v = json::hex4(s.data() + at);
+  if (v < 0) return false;
+  cp = static_cast<uint32_t>(v);
   return true;
 }
 
 // The contents of a JSON string as json::parse reads them, or false for anything it might read
 // otherwise or refuse (control characters, bad escapes, a surrogate without its pair, bad UTF-8).
 bool decode_text(std::string_view raw, std::string& buf, std::string_view& out) {
-  bool escaped = false;
-  for (char c : raw) {
-    if (static_cast<unsigned char>(c) < 0x20) return false;
-    escaped |= c == '\\';
-  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(raw.data());
+  // The first quote, backslash or control character (a quote cannot be there: the scan ended
+  // the string at it).
+  const size_t first = json::next_escape(bytes, 0, raw.size(), false);
   if (utf8::find_invalid(raw) != std::string_view::npos) return false;
-  if (!escaped) {
+  if (first >= raw.size()) {
     out = raw;
     return true;
   }
+  for (size_t i = first; i < raw.size(); ++i)
+    if (bytes[i] < 0x20) return false;
   buf.clear();
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] != '\\') {
@@ -326,10 +320,17 @@ LinePath::~LinePath() = default;
 size_t LinePath::known() const { return shapes_.size(); }
 
 bool LinePath::convert(const ConvertConfig& cfg, std::string_view line, RowResult& r) {
-  if (shapes_.empty() || !scan_line(line, scan_)) return false;
+  if (off_ || shapes_.empty()) return false;
+  if (++tried_ == kTrialLines && written_ * 4 < tried_) {  // it rarely applies here: lines are not scanned
+    off_ = true;
+    shapes_.clear();
+    return false;
+  }
+  if (!scan_line(line, scan_)) return false;
   auto it = shapes_.find(scan_.key);
-  if (it == shapes_.end()) return false;
-  return write(*it->second, cfg, r);
+  if (it == shapes_.end() || !write(*it->second, cfg, r)) return false;
+  ++written_;
+  return true;
 }
 
 bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
@@ -412,13 +413,12 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
 }
 
 void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::string_view line, const RowResult& r) {
-  if (r.error || r.stats.rows != 1 || r.stats.converted != 1 || r.stats.extra_rows != 0) return;
+  if (off_ || r.error || r.stats.rows != 1 || r.stats.converted != 1 || r.stats.extra_rows != 0) return;
   KnownRow kr;
   if (!LabelerAccess::last_known_row(labeler, kr) || !kr.first->ok || !kr.cache) return;
   if (!scan_line(line, scan_) || shapes_.count(scan_.key) || refused_.count(scan_.key)) return;
   if (refused_.size() >= kMaxSkeletons) refused_.clear();
   refused_.insert(scan_.key);  // until it is learned: a skeleton is tried once
-  if (getenv("TC_DEBUG")) fprintf(stderr, "learn try\n");
   // The skeleton's strings are the walk's texts: filled with strings found nowhere in the line,
   // the walk of the messages read from it gives back exactly those, in their numbers.
   size_t run = 0, longest = 0;
@@ -473,7 +473,6 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
   if (!write(*s, cfg, again) || again.out != r.out || !same_stats(again.stats, r.stats)) return;
   if (shapes_.size() >= kMaxSkeletons) shapes_.clear();
   refused_.erase(scan_.key);
-  if (getenv("TC_DEBUG")) fprintf(stderr, "learned\n");
   shapes_.emplace(scan_.key, std::move(s));
 }
 

@@ -16,7 +16,8 @@
 // valid JSON string contents (escapes, UTF-8, no control characters) and pass the render
 // cache's screen; find_dropped's look into string `arguments` texts is made again. A line that
 // fails any of it, or whose skeleton is not known, takes the value path (so its errors are that
-// path's). Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts.
+// path's). Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts,
+// and it turns itself off where fewer than a quarter of the first 1,024 lines it scans take it.
 #pragma once
 
 #include <cstddef>
@@ -62,6 +63,8 @@ class LinePath {
   bool write(const Shape& s, const ConvertConfig& cfg, RowResult& r);
   std::unordered_map<std::string, std::unique_ptr<Shape>> shapes_;
   std::unordered_set<std::string> refused_;  // skeletons tried and not learned
+  size_t tried_ = 0, written_ = 0;  // lines scanned once a skeleton was known, lines written
+  bool off_ = false;
   LineScan scan_;
   std::vector<std::string> decoded_;  // texts with escapes, decoded (by number)
   std::vector<std::string_view> texts_;
