@@ -150,7 +150,7 @@ class Scanner {
     out_.key.append(s_.substr(copied_, open + 1 - copied_));
     out_.key += close > open + 1 ? '\x01' : '\x00';
     copied_ = close;
-    kinds_[kind].push_back(out_.strings.size());
+    out_.kinds[kind].push_back(out_.strings.size());
     out_.strings.push_back({open, close, -1});
     return true;
   }
@@ -170,7 +170,7 @@ class Scanner {
 
   // A message's texts, numbered as the walk numbers them: content, reasoning, then the calls'.
   bool message() {
-    for (auto& k : kinds_) k.clear();
+    for (auto& k : out_.kinds) k.clear();
     const bool ok = members(2, [&](std::string_view key) {
       if (key == "content") {
         if (at('"')) return text(content);
@@ -193,7 +193,7 @@ class Scanner {
       return skip(3);
     });
     if (!ok) return false;
-    for (const auto& k : kinds_)
+    for (const auto& k : out_.kinds)
       for (size_t e : k) {
         LineScan::Text& t = out_.strings[e];
         if (t.close == t.open + 1) continue;
@@ -206,7 +206,6 @@ class Scanner {
   std::string_view s_;
   LineScan& out_;
   size_t i_ = 0, copied_ = 0;
-  std::vector<size_t> kinds_[3];
 };
 
 // Four hex digits at `at` of s (json::hex4, within bounds).

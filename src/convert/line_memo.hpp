@@ -42,6 +42,7 @@ struct LineScan {
   };
   std::vector<Text> strings;            // the texts' strings, in line order
   std::vector<std::string_view> texts;  // non-empty texts by number: their contents, still escaped
+  std::vector<size_t> kinds[3];         // the scan's own: a message's strings by kind (kept for their buffers)
 };
 // False for a line the scan does not follow (not an object, deeper than it goes, ...).
 bool scan_line(std::string_view line, LineScan& out);
