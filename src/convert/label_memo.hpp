@@ -25,6 +25,15 @@ struct MemoPos {
 // find_dropped gave. Valid for the loss overrides it was made with.
 struct LabelMemo : ShapeMemo {
   std::vector<std::optional<bool>> loss;
+  // Where a decision fell on a text's first or last byte against the template's: text `text`, as
+  // the render shows it (json: escaped as in a JSON string), must neither start with one of the
+  // bytes `first_not` nor end in one of `last_not`.
+  struct Condition {
+    size_t text;
+    bool json;
+    std::string first_not, last_not;
+  };
+  std::vector<Condition> conditions;
   struct MemoSpan {
     size_t role;  // into roles
     bool train;
@@ -47,6 +56,9 @@ struct LabelMemo : ShapeMemo {
   };
   std::vector<MemoDropped> dropped;
 };
+
+// Whether a conversation's texts (by number) meet the memo's conditions.
+bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const std::vector<std::string_view>& texts);
 
 // Whether find_dropped finds every value of a tool call's string `arguments` text in `target`
 // (as it looks at an assistant message's call).

@@ -53,12 +53,20 @@ struct Compiled {
 // texts put in. Texts never start or end with whitespace there (the cache screens them), so
 // trimming stops where it stops on the marker.
 struct Audit {
+  struct MarkerAt {
+    size_t begin, end;  // the marker's bytes
+    size_t text;
+    bool json;  // shown escaped as in a JSON string
+  };
   struct Marked {
     std::string_view s;
-    std::vector<std::pair<size_t, size_t>> markers;  // byte ranges, sorted
+    std::vector<MarkerAt> markers;  // sorted
   };
   std::vector<Marked> strings;
   bool ok = true;
+  // Where a text's first or last byte decides against the template's: what the texts of a
+  // conversation must meet for the decision to be the same (checked per conversation).
+  std::vector<LabelMemo::Condition> conditions;
 
   const Marked* holding(std::string_view v, size_t& offset) const {
     for (const Marked& m : strings)
@@ -68,31 +76,45 @@ struct Audit {
       }
     return nullptr;
   }
-  // Whether byte `at` of v is a marker's (its first byte included).
-  bool in_marker(std::string_view v, size_t at) {
-    return test(v, at, [](size_t b, size_t e, size_t x) { return b <= x && x < e; });
+  // The marker holding byte `at` of v (its first byte included), or null.
+  const MarkerAt* in_marker(std::string_view v, size_t at) {
+    return find(v, at, [](const MarkerAt& m, size_t x) { return m.begin <= x && x < m.end; });
   }
   // Whether `at` falls strictly inside a marker.
   bool cuts_marker(std::string_view v, size_t at) {
-    return test(v, at, [](size_t b, size_t e, size_t x) { return b < x && x < e; });
+    return find(v, at, [](const MarkerAt& m, size_t x) { return m.begin < x && x < m.end; }) != nullptr;
   }
-  // Whether `at` is where a marker ends.
-  bool after_marker(std::string_view v, size_t at) {
-    return test(v, at, [](size_t, size_t e, size_t x) { return x == e; });
+  // The marker ending at `at`, or null.
+  const MarkerAt* ending(std::string_view v, size_t at) {
+    return find(v, at, [](const MarkerAt& m, size_t x) { return x == m.end; });
+  }
+  // a[ja] and b[jb] are the first bytes two compared texts differ at. Template bytes on both
+  // sides decide for any texts; a text's first byte against a template byte decides the same
+  // way for texts that do not start with that byte (a condition); anything else is not proven.
+  void differ_at(std::string_view a, size_t ja, std::string_view b, size_t jb) {
+    const MarkerAt* ma = in_marker(a, ja);
+    const MarkerAt* mb = in_marker(b, jb);
+    if (!ok || (!ma && !mb)) return;
+    size_t oa = 0, ob = 0;
+    holding(a, oa);
+    holding(b, ob);
+    if (ma && !mb && ma->begin == ja + oa) conditions.push_back({ma->text, ma->json, std::string(1, b[jb]), ""});
+    else if (mb && !ma && mb->begin == jb + ob) conditions.push_back({mb->text, mb->json, std::string(1, a[ja]), ""});
+    else ok = false;
   }
 
  private:
   template <class F>
-  bool test(std::string_view v, size_t at, F f) {
+  const MarkerAt* find(std::string_view v, size_t at, F f) {
     size_t off = 0;
     const Marked* m = holding(v, off);
     if (!m) {  // not a render of the shape: nothing is known of it
       ok = false;
-      return true;
+      return nullptr;
     }
-    for (auto [b, e] : m->markers)
-      if (f(b, e, at + off)) return true;
-    return false;
+    for (const MarkerAt& k : m->markers)
+      if (f(k, at + off)) return &k;
+    return nullptr;
   }
 };
 
@@ -108,7 +130,7 @@ void audit_compare(Audit* au, std::string_view a, size_t ai, std::string_view b,
   size_t j = 0;
   while (j < m && a[ai + j] == b[bi + j]) ++j;
   if (j < m) {
-    if (au->in_marker(a, ai + j) || au->in_marker(b, bi + j)) au->ok = false;
+    au->differ_at(a, ai + j, b, bi + j);
   } else if (au->cuts_marker(a, ai + na) || au->cuts_marker(b, bi + nb)) {
     au->ok = false;
   }
@@ -133,7 +155,7 @@ size_t common_prefix(std::string_view a, std::string_view b, Audit* au = nullptr
     i += 8;
   }
   while (i < n && a[i] == b[i]) ++i;
-  if (au && i < n && (au->in_marker(a, i) || au->in_marker(b, i))) au->ok = false;
+  if (au && i < n) au->differ_at(a, i, b, i);
   auto continuation = [](std::string_view s, size_t at) {
     return at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80;
   };
@@ -171,7 +193,8 @@ size_t agreed_prefix(std::string_view a, std::string_view b, Audit* au = nullptr
   size_t i = common_prefix(a, b, au);
   if (i == a.size() || i == b.size()) return i;
   while (i > 0 && std::string_view("<[{|").find(a[i - 1]) != std::string_view::npos) --i;
-  if (au && au->after_marker(a, i)) au->ok = false;  // a text's last character would decide
+  if (au)  // a text's last character, when it is one of these, would be backed off over too
+    if (const Audit::MarkerAt* m = au->ending(a, i)) au->conditions.push_back({m->text, m->json, "", "<[{|"});
   return i;
 }
 
@@ -186,8 +209,8 @@ size_t target_end(const std::string& upto, const std::string& text, size_t p, Au
   audit_compare(au, text, p, upto, p, e - p);
   if (text.size() >= e && text.compare(p, e - p, upto, p, e - p) == 0) return e;
   if (text.size() <= p) return e;
-  if (au) au->ok = false;  // the tail search below is not audited
-  size_t l = p + agreed_prefix(std::string_view(upto).substr(p, e - p), std::string_view(text).substr(p));
+  size_t l = p + agreed_prefix(std::string_view(upto).substr(p, e - p), std::string_view(text).substr(p), au);
+  if (au && l > p) au->ok = false;  // the tail search below is not audited
   std::string_view tail = std::string_view(upto).substr(l, e - l);
   size_t te = trimmed_end(text, 0, text.size());
   if (l > p && !tail.empty() && te >= tail.size() && std::string_view(text).substr(te - tail.size(), tail.size()) == tail)
@@ -619,7 +642,9 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
     Audit::Marked m{marked[i].text, {}};
     const auto& ps = shape[i].pieces;
     for (size_t j = 0; j + 1 < ps.size(); ++j)
-      if (ps[j].text >= 0) m.markers.push_back({ps[j].end, ps[j + 1].begin});
+      if (ps[j].text >= 0)
+        m.markers.push_back({ps[j].end, ps[j + 1].begin, static_cast<size_t>(ps[j].text),
+                             ps[j].shown == chat::MarkerAt::Shown::json});
     au.strings.push_back(std::move(m));
   }
   Conversation mcv;
@@ -634,6 +659,7 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
     if (!t.served && o.reason_details) return nullptr;  // the details quote the texts
   auto m = std::make_unique<LabelMemo>();
   m->loss = cv.loss;
+  m->conditions = std::move(au.conditions);
   m->roles = cv.roles;
   m->turns = l.turns;
   const MarkedRender& first = shape.front();
@@ -657,9 +683,9 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
 // A conversation of a memoised shape labelled from the memo: `text` its row's text (the first
 // render put back, piece k starting at starts[k]). False (nothing changed) when the memo does not
 // cover it: other loss overrides, or find_dropped finding otherwise in its texts.
-bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<size_t>& starts, std::string& text,
-                std::string& text_json, Labeled& out) {
-  if (cv.loss != m.loss) return false;
+bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<std::string_view>& texts,
+                const std::vector<size_t>& starts, std::string& text, std::string& text_json, Labeled& out) {
+  if (cv.loss != m.loss || !conditions_hold(m.conditions, texts)) return false;
   auto at = [&](const MemoPos& p) { return starts[p.piece] + p.at; };
   for (const LabelMemo::MemoDropped& d : m.dropped) {
     if (d.texts_found && d.string_arguments.empty()) continue;  // holds for any texts
@@ -706,6 +732,22 @@ bool same_labeled(const Labeled& a, const Labeled& b) {
 
 bool arguments_shown(std::string_view arguments, std::string_view target) {
   return arguments_shown_in(arguments, target);
+}
+
+bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const std::vector<std::string_view>& texts) {
+  std::string shown;
+  for (const LabelMemo::Condition& c : conditions) {
+    if (c.text >= texts.size() || texts[c.text].empty()) return false;
+    std::string_view t = texts[c.text];
+    if (c.json) {
+      shown.clear();
+      json::append_escaped(shown, t, false);
+      t = shown;
+    }
+    if (c.first_not.find(t.front()) != std::string::npos) return false;
+    if (c.last_not.find(t.back()) != std::string::npos) return false;
+  }
+  return true;
 }
 
 bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
@@ -767,7 +809,7 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
   im.last_known = KnownRow{};
   if (hit.first_only) {
     const LabelMemo& memo = static_cast<const LabelMemo&>(**hit.memo);
-    if (apply_memo(memo, cv, hit.starts, rendered.front().text, text_json, out)) {
+    if (apply_memo(memo, cv, hit.texts, hit.starts, rendered.front().text, text_json, out)) {
       im.last_known = KnownRow{&memo, &hit.shape->front(), c.cache.get(), cv.template_name};
       return true;
     }
@@ -787,7 +829,8 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
     if (std::unique_ptr<LabelMemo> m = make_memo(*hit.shape, prompt_of, cv, o)) {
       Labeled again;
       std::string text = out.rows.front().text, json = out.rows.front().text_json;
-      if (apply_memo(*m, cv, hit.starts, text, json, again) && same_labeled(again, out)) *hit.memo = std::move(m);
+      if (apply_memo(*m, cv, hit.texts, hit.starts, text, json, again) && same_labeled(again, out))
+        *hit.memo = std::move(m);
     }
   }
   return true;

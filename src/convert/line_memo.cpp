@@ -309,6 +309,7 @@ struct LinePath::Shape {
     std::vector<size_t> texts;
   };
   std::vector<Check> checks;
+  std::vector<LabelMemo::Condition> conditions;  // the memo's
   ConvertStats stats;  // one row's counts
   const RenderCache* cache = nullptr;
   size_t texts = 0;
@@ -339,7 +340,7 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
   texts_.resize(n);
   for (size_t k = 0; k < n; ++k)
     if (!decode_text(scan_.texts[k], decoded_[k], texts_[k])) return false;
-  if (s.cache->screens(texts_)) return false;
+  if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_)) return false;
   // Where each piece starts in the row's text, in bytes and code points; texts a template shows
   // through tojson are escaped once here.
   const MarkedRender& f = s.first;
@@ -448,6 +449,7 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
   s->cache = kr.cache;
   s->texts = scan_.texts.size();
   s->stats = r.stats;
+  s->conditions = kr.memo->conditions;
   for (const Piece& p : s->first.pieces) {
     if (p.text >= static_cast<long>(s->texts)) return;
     s->piece_cps.push_back(uni::count_code_points(std::string_view(s->first.marked).substr(p.begin, p.end - p.begin)));

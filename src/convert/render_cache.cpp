@@ -251,6 +251,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
       hit->memo = &s.memo;
       hit->memo_tried = &s.memo_tried;
       hit->shape = &s.renders;
+      hit->texts = texts;
       hit->first_only = hit->first_only_if_memo && s.memo && s.renders.front().ok;
       if (hit->first_only) count = 1;
       if (s.renders.front().ok) put_back_into(out[0].text, s.renders.front(), texts, nullptr, &hit->starts);

@@ -101,6 +101,7 @@ struct RenderHit {
   const std::vector<MarkedRender>* shape = nullptr;  // the shape's marked renders, in key order
   bool first_only = false;                         // only the first render was put back
   std::vector<size_t> starts;  // where each piece of the first render starts in its put-back text
+  std::vector<std::string_view> texts;  // the conversation's texts (views into its messages)
 };
 
 struct RenderCacheStats {
