@@ -73,42 +73,36 @@ class Scanner {
     }
   }
 
+  // A container at i_ from `open` to `close`, its elements read by `each`, separated by commas.
+  template <class F>
+  bool sequence(int depth, char open, char close, F each) {
+    if (depth > kMaxDepth || !eat(open)) return false;
+    ws();
+    if (eat(close)) return true;
+    for (;;) {
+      if (!each()) return false;
+      ws();
+      if (!eat(',')) return eat(close);
+      ws();
+    }
+  }
+
   // An object's members at i_, each value read by `value(key)` (the key as written).
   template <class F>
   bool members(int depth, F value) {
-    if (depth > kMaxDepth || !eat('{')) return false;
-    ws();
-    if (eat('}')) return true;
-    for (;;) {
+    return sequence(depth, '{', '}', [&] {
       size_t open, close;
       if (!string(open, close)) return false;
       ws();
       if (!eat(':')) return false;
       ws();
-      if (!value(s_.substr(open + 1, close - open - 1))) return false;
-      ws();
-      if (eat(',')) {
-        ws();
-        continue;
-      }
-      return eat('}');
-    }
+      return value(s_.substr(open + 1, close - open - 1));
+    });
   }
 
   template <class F>
   bool items(int depth, F item) {
-    if (depth > kMaxDepth || !eat('[')) return false;
-    ws();
-    if (eat(']')) return true;
-    for (;;) {
-      if (!item()) return false;
-      ws();
-      if (eat(',')) {
-        ws();
-        continue;
-      }
-      return eat(']');
-    }
+    return sequence(depth, '[', ']', item);
   }
 
   // Any value, not looked into: containers are passed by counting brackets, strings jumped over
