@@ -27,11 +27,14 @@ struct LabelMemo : ShapeMemo {
   std::vector<std::optional<bool>> loss;
   // Where a decision fell on a text's first or last byte against the template's: text `text`, as
   // the render shows it (json: escaped as in a JSON string), must neither start with one of the
-  // bytes `first_not` nor end in one of `last_not`.
+  // bytes `first_not` nor end in one of `last_not`; with other >= 0, neither it nor text `other`
+  // (as shown) may end with the other.
   struct Condition {
     size_t text;
     bool json;
     std::string first_not, last_not;
+    long other = -1;
+    bool other_json = false;
   };
   std::vector<Condition> conditions;
   struct MemoSpan {

@@ -102,6 +102,27 @@ struct Audit {
     else if (mb && !ma && mb->begin == jb + ob) conditions.push_back({mb->text, mb->json, std::string(1, a[ja]), ""});
     else ok = false;
   }
+  // The same for a and b compared from their ends (a[ja], b[jb] the first bytes from the end
+  // that differ): a text's last byte against a template byte, or two texts ending at the same
+  // distance from the ends (they differ within the shorter one unless one ends with the other),
+  // become conditions.
+  void differ_from_end(std::string_view a, size_t ja, std::string_view b, size_t jb) {
+    const MarkerAt* ma = in_marker(a, ja);
+    const MarkerAt* mb = in_marker(b, jb);
+    if (!ok || (!ma && !mb)) return;
+    size_t oa = 0, ob = 0;
+    holding(a, oa);
+    holding(b, ob);
+    const size_t after_a = oa + a.size(), after_b = ob + b.size();  // where the compared ends are
+    if (ma && mb && ma->text != mb->text && after_a - ma->end == after_b - mb->end)
+      conditions.push_back({ma->text, ma->json, "", "", static_cast<long>(mb->text), mb->json});
+    else if (ma && !mb && ma->end == oa + ja + 1)
+      conditions.push_back({ma->text, ma->json, "", std::string(1, b[jb])});
+    else if (mb && !ma && mb->end == ob + jb + 1)
+      conditions.push_back({mb->text, mb->json, "", std::string(1, a[ja])});
+    else
+      ok = false;
+  }
 
  private:
   template <class F>
@@ -132,6 +153,24 @@ void audit_compare(Audit* au, std::string_view a, size_t ai, std::string_view b,
   if (j < m) {
     au->differ_at(a, ai + j, b, bi + j);
   } else if (au->cuts_marker(a, ai + na) || au->cuts_marker(b, bi + nb)) {
+    au->ok = false;
+  }
+}
+
+// With an audit: whether `text` ends with `tail` is decided on template bytes. Compared from the
+// end, the first byte they differ at must be the template's on both sides; when `tail` matches
+// whole, its start must not cut a marker of `text` (then both hold the same markers in the same
+// places). A `text` shorter than `tail` compares lengths that the texts decide: not proven.
+void audit_suffix(Audit* au, std::string_view text, std::string_view tail) {
+  if (text.size() < tail.size()) {
+    au->ok = false;
+    return;
+  }
+  size_t k = 0;  // bytes matched from the end
+  while (k < tail.size() && text[text.size() - 1 - k] == tail[tail.size() - 1 - k]) ++k;
+  if (k < tail.size()) {
+    au->differ_from_end(text, text.size() - 1 - k, tail, tail.size() - 1 - k);
+  } else if (au->cuts_marker(text, text.size() - tail.size())) {
     au->ok = false;
   }
 }
@@ -210,9 +249,9 @@ size_t target_end(const std::string& upto, const std::string& text, size_t p, Au
   if (text.size() >= e && text.compare(p, e - p, upto, p, e - p) == 0) return e;
   if (text.size() <= p) return e;
   size_t l = p + agreed_prefix(std::string_view(upto).substr(p, e - p), std::string_view(text).substr(p), au);
-  if (au && l > p) au->ok = false;  // the tail search below is not audited
   std::string_view tail = std::string_view(upto).substr(l, e - l);
   size_t te = trimmed_end(text, 0, text.size());
+  if (au && l > p && !tail.empty()) audit_suffix(au, std::string_view(text).substr(0, te), tail);
   if (l > p && !tail.empty() && te >= tail.size() && std::string_view(text).substr(te - tail.size(), tail.size()) == tail)
     return l;
   return e;
@@ -735,7 +774,7 @@ bool arguments_shown(std::string_view arguments, std::string_view target) {
 }
 
 bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const std::vector<std::string_view>& texts) {
-  std::string shown;
+  std::string shown, other_shown;
   for (const LabelMemo::Condition& c : conditions) {
     if (c.text >= texts.size() || texts[c.text].empty()) return false;
     std::string_view t = texts[c.text];
@@ -746,6 +785,18 @@ bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const 
     }
     if (c.first_not.find(t.front()) != std::string::npos) return false;
     if (c.last_not.find(t.back()) != std::string::npos) return false;
+    if (c.other >= 0) {  // ... and neither it nor text `other` ends with the other
+      const size_t o = static_cast<size_t>(c.other);
+      if (o >= texts.size() || texts[o].empty()) return false;
+      std::string_view u = texts[o];
+      if (c.other_json) {
+        other_shown.clear();
+        json::append_escaped(other_shown, u, false);
+        u = other_shown;
+      }
+      const size_t n = std::min(t.size(), u.size());
+      if (t.substr(t.size() - n) == u.substr(u.size() - n)) return false;
+    }
   }
   return true;
 }

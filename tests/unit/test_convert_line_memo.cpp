@@ -150,6 +150,25 @@ TEST(ConvertLineMemo, NoMemoWhereATextDecidesWhereARunEnds) {
             std::string::npos);
 }
 
+// The turn check's search for text the template adds after the last message compares the ends of
+// two renders: here the last turn shows "[last]" before its text, so whether the whole text ends
+// as the conversation ending with turn 1 does depends on the two assistant texts (equal ones, or
+// one ending with "[last]" and the other, move turn 1's target).
+TEST(ConvertLineMemo, NoMemoWhereTwoTextsDecideATailMatch) {
+  const std::string model = model_file("toolchat_line_memo_tail.jinja",
+                                       "{% for m in messages %}<{{ m.role }}>{% if m.role == 'assistant' %}::"
+                                       "{% if loop.last %}[last]{% endif %}{% endif %}{{ m.content }}{% endfor %}"
+                                       "{% if add_generation_prompt %}<assistant>{% else %}<eot>{% endif %}");
+  auto two = [](const std::string& a1, const std::string& a2) {
+    return R"({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": ")" + a1 +
+           R"("}, {"role": "user", "content": "More"}, {"role": "assistant", "content": ")" + a2 + R"("}]})" + "\n";
+  };
+  std::string rows;
+  for (const char* a : {"One", "Two", "Three", "Four"}) rows += two(a, std::string("Not ") + a);
+  rows += two("Same", "Same") + two("Tail", "x[last]Tail") + two("Five", "Six");
+  expect_same(rows, model);
+}
+
 // Call arguments given as a JSON string are parsed by the turn check: a value it cannot find
 // in the prompt (an escape the arguments text spells otherwise) makes the turn not served, on
 // the value path and on a known skeleton alike.
