@@ -18,6 +18,7 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
+#include "convert/label_audit.hpp"
 #include "convert/label_memo.hpp"
 #include "convert/line_memo.hpp"
 #include "convert/render_cache.hpp"
@@ -43,137 +44,6 @@ struct Compiled {
   std::optional<chat::Capabilities> caps;
   std::unique_ptr<RenderCache> cache;  // none: every render is made (render_cache.hpp says when)
 };
-
-// The proof that a shape's labeling holds for every conversation of that shape (the memo,
-// below): the labeling is run once on the shape's marked renders, and every byte where a
-// comparison decides (where two texts first differ, where a back-off stops, where a compared
-// window ends) must be the template's own, never a marker's byte, a text's first byte where the
-// other side goes on, or a text's last byte a back-off would look at. Markers are unique per
-// text and stand where the texts stand, so a decision made on template bytes is the same for any
-// texts put in. Texts never start or end with whitespace there (the cache screens them), so
-// trimming stops where it stops on the marker.
-struct Audit {
-  struct MarkerAt {
-    size_t begin, end;  // the marker's bytes
-    size_t text;
-    bool json;  // shown escaped as in a JSON string
-  };
-  struct Marked {
-    std::string_view s;
-    std::vector<MarkerAt> markers;  // sorted
-  };
-  std::vector<Marked> strings;
-  bool ok = true;
-  // Where a text's first or last byte decides against the template's: what the texts of a
-  // conversation must meet for the decision to be the same (checked per conversation).
-  std::vector<LabelMemo::Condition> conditions;
-
-  const Marked* holding(std::string_view v, size_t& offset) const {
-    for (const Marked& m : strings)
-      if (v.data() >= m.s.data() && v.data() + v.size() <= m.s.data() + m.s.size()) {
-        offset = static_cast<size_t>(v.data() - m.s.data());
-        return &m;
-      }
-    return nullptr;
-  }
-  // The marker holding byte `at` of v (its first byte included), or null.
-  const MarkerAt* in_marker(std::string_view v, size_t at) {
-    return find(v, at, [](const MarkerAt& m, size_t x) { return m.begin <= x && x < m.end; });
-  }
-  // Whether `at` falls strictly inside a marker.
-  bool cuts_marker(std::string_view v, size_t at) {
-    return find(v, at, [](const MarkerAt& m, size_t x) { return m.begin < x && x < m.end; }) != nullptr;
-  }
-  // The marker ending at `at`, or null.
-  const MarkerAt* ending(std::string_view v, size_t at) {
-    return find(v, at, [](const MarkerAt& m, size_t x) { return x == m.end; });
-  }
-  // a[ja] and b[jb] are the first bytes two compared texts differ at. Template bytes on both
-  // sides decide for any texts; a text's first byte against a template byte decides the same
-  // way for texts that do not start with that byte (a condition); anything else is not proven.
-  void differ_at(std::string_view a, size_t ja, std::string_view b, size_t jb) {
-    const MarkerAt* ma = in_marker(a, ja);
-    const MarkerAt* mb = in_marker(b, jb);
-    if (!ok || (!ma && !mb)) return;
-    size_t oa = 0, ob = 0;
-    holding(a, oa);
-    holding(b, ob);
-    if (ma && !mb && ma->begin == ja + oa) conditions.push_back({ma->text, ma->json, std::string(1, b[jb]), ""});
-    else if (mb && !ma && mb->begin == jb + ob) conditions.push_back({mb->text, mb->json, std::string(1, a[ja]), ""});
-    else ok = false;
-  }
-  // The same for a and b compared from their ends (a[ja], b[jb] the first bytes from the end
-  // that differ): a text's last byte against a template byte, or two texts ending at the same
-  // distance from the ends (they differ within the shorter one unless one ends with the other),
-  // become conditions.
-  void differ_from_end(std::string_view a, size_t ja, std::string_view b, size_t jb) {
-    const MarkerAt* ma = in_marker(a, ja);
-    const MarkerAt* mb = in_marker(b, jb);
-    if (!ok || (!ma && !mb)) return;
-    size_t oa = 0, ob = 0;
-    holding(a, oa);
-    holding(b, ob);
-    const size_t after_a = oa + a.size(), after_b = ob + b.size();  // where the compared ends are
-    if (ma && mb && ma->text != mb->text && after_a - ma->end == after_b - mb->end)
-      conditions.push_back({ma->text, ma->json, "", "", static_cast<long>(mb->text), mb->json});
-    else if (ma && !mb && ma->end == oa + ja + 1)
-      conditions.push_back({ma->text, ma->json, "", std::string(1, b[jb])});
-    else if (mb && !ma && mb->end == ob + jb + 1)
-      conditions.push_back({mb->text, mb->json, "", std::string(1, a[ja])});
-    else
-      ok = false;
-  }
-
- private:
-  template <class F>
-  const MarkerAt* find(std::string_view v, size_t at, F f) {
-    size_t off = 0;
-    const Marked* m = holding(v, off);
-    if (!m) {  // not a render of the shape: nothing is known of it
-      ok = false;
-      return nullptr;
-    }
-    for (const MarkerAt& k : m->markers)
-      if (f(k, at + off)) return &k;
-    return nullptr;
-  }
-};
-
-// With an audit: `a.compare(ai, n, b, bi, n)` decides on template bytes. Both windows must start
-// after the same bytes (so an offset means one place in both).
-void audit_compare(Audit* au, std::string_view a, size_t ai, std::string_view b, size_t bi, size_t n) {
-  if (!au) return;
-  if (ai != bi || ai > a.size() || bi > b.size() || a.substr(0, ai) != b.substr(0, bi)) {
-    au->ok = false;
-    return;
-  }
-  const size_t na = std::min(n, a.size() - ai), nb = std::min(n, b.size() - bi), m = std::min(na, nb);
-  size_t j = 0;
-  while (j < m && a[ai + j] == b[bi + j]) ++j;
-  if (j < m) {
-    au->differ_at(a, ai + j, b, bi + j);
-  } else if (au->cuts_marker(a, ai + na) || au->cuts_marker(b, bi + nb)) {
-    au->ok = false;
-  }
-}
-
-// With an audit: whether `text` ends with `tail` is decided on template bytes. Compared from the
-// end, the first byte they differ at must be the template's on both sides; when `tail` matches
-// whole, its start must not cut a marker of `text` (then both hold the same markers in the same
-// places). A `text` shorter than `tail` compares lengths that the texts decide: not proven.
-void audit_suffix(Audit* au, std::string_view text, std::string_view tail) {
-  if (text.size() < tail.size()) {
-    au->ok = false;
-    return;
-  }
-  size_t k = 0;  // bytes matched from the end
-  while (k < tail.size() && text[text.size() - 1 - k] == tail[tail.size() - 1 - k]) ++k;
-  if (k < tail.size()) {
-    au->differ_from_end(text, text.size() - 1 - k, tail, tail.size() - 1 - k);
-  } else if (au->cuts_marker(text, text.size() - tail.size())) {
-    au->ok = false;
-  }
-}
 
 // Length of the common prefix, backed off to a UTF-8 character boundary.
 size_t common_prefix(std::string_view a, std::string_view b, Audit* au = nullptr) {
@@ -773,33 +643,6 @@ bool arguments_shown(std::string_view arguments, std::string_view target) {
   return arguments_shown_in(arguments, target);
 }
 
-bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const std::vector<std::string_view>& texts) {
-  std::string shown, other_shown;
-  for (const LabelMemo::Condition& c : conditions) {
-    if (c.text >= texts.size() || texts[c.text].empty()) return false;
-    std::string_view t = texts[c.text];
-    if (c.json) {
-      shown.clear();
-      json::append_escaped(shown, t, false);
-      t = shown;
-    }
-    if (c.first_not.find(t.front()) != std::string::npos) return false;
-    if (c.last_not.find(t.back()) != std::string::npos) return false;
-    if (c.other >= 0) {  // ... and neither it nor text `other` ends with the other
-      const size_t o = static_cast<size_t>(c.other);
-      if (o >= texts.size() || texts[o].empty()) return false;
-      std::string_view u = texts[o];
-      if (c.other_json) {
-        other_shown.clear();
-        json::append_escaped(other_shown, u, false);
-        u = other_shown;
-      }
-      const size_t n = std::min(t.size(), u.size());
-      if (t.substr(t.size() - n) == u.substr(u.size() - n)) return false;
-    }
-  }
-  return true;
-}
 
 bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
   if (!l.impl_->last_known.memo) return false;

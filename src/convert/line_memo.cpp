@@ -382,7 +382,8 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
       out.append(f.json, p.json_begin, p.json_end - p.json_begin);
       if (p.text < 0) continue;
       const size_t k = static_cast<size_t>(p.text);
-      json::append_escaped(out, p.shown == chat::MarkerAt::Shown::json ? std::string_view(shown_[k]) : texts_[k], false);
+      const bool as_json = p.shown == chat::MarkerAt::Shown::json;
+      json::append_escaped(out, as_json ? std::string_view(shown_[k]) : texts_[k], false);
     }
     out += "\", \"spans\": [";
     bool first = true;

@@ -42,7 +42,8 @@ Converted convert_lines(const std::string& rows, const std::string& model, bool 
     out.text += std::to_string(++n) + ": ";
     out.text += r.error ? r.reason + "\n" : r.out;
     for (const auto& [t, reasons] : r.stats.mismatches)
-      for (const auto& [reason, count] : reasons) out.text += "  " + t + ": " + reason + " x" + std::to_string(count) + "\n";
+      for (const auto& [reason, count] : reasons)
+        out.text += "  " + t + ": " + reason + " x" + std::to_string(count) + "\n";
     out.text += "  turns " + std::to_string(r.stats.turns) + " served " + std::to_string(r.stats.served) + " spans " +
                 std::to_string(r.stats.trained_spans) + "\n";
   }
