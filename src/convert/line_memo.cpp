@@ -21,19 +21,30 @@ constexpr int kMaxDepth = 128;       // deeper lines take the value path
 constexpr size_t kMaxSkeletons = 256;  // past this, the known skeletons are forgotten
 constexpr size_t kTrialLines = 1024;   // the path turns itself off when fewer than a quarter of these take it
 
+void append_tail_number(std::string& key, uint32_t n) {
+  key += '\x02';
+  key.append(reinterpret_cast<const char*>(&n), sizeof n);
+}
+
 // The scan: just enough JSON to tell strings from structure and to know which strings are the
 // message texts. It never decides a line is valid JSON: a line is written on this path only
 // when its skeleton equals that of a line the value path read.
 class Scanner {
  public:
-  Scanner(std::string_view s, LineScan& out) : s_(s), out_(out) {}
+  Scanner(std::string_view s, LineScan& out, const KnownTails* tails) : s_(s), out_(out), tails_(tails) {}
 
   bool run() {
     out_.key.clear();
     out_.strings.clear();
     out_.texts.clear();
+    out_.tail_at = std::string_view::npos;
     ws();
-    if (!members(0, [&](std::string_view key) { return key == "messages" ? messages() : skip(1); })) return false;
+    if (!members(0, [&](std::string_view key) {
+          if (key != "messages") return skip(1);
+          if (!messages()) return false;
+          return out_.tail_at != std::string_view::npos || !tail();
+        }))
+      return tail_known_;
     ws();
     if (i_ != s_.size()) return false;
     out_.key.append(s_.substr(copied_));
@@ -42,6 +53,20 @@ class Scanner {
 
  private:
   enum Kind { content, reasoning, calls };
+
+  // After the first messages value: its end, and with known tails the rest of the line as its
+  // number (true: the scan stops here).
+  bool tail() {
+    out_.tail_at = i_;
+    out_.head_key = out_.key.size() + (i_ - copied_);
+    if (!tails_) return false;
+    auto it = tails_->numbers.find(s_.substr(i_));
+    if (it == tails_->numbers.end()) return true;  // not known: the line is not scanned further
+    out_.key.append(s_.substr(copied_, i_ - copied_));
+    append_tail_number(out_.key, it->second);
+    tail_known_ = true;
+    return true;
+  }
 
   void ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
@@ -199,6 +224,8 @@ class Scanner {
 
   std::string_view s_;
   LineScan& out_;
+  const KnownTails* tails_;
+  bool tail_known_ = false;
   size_t i_ = 0, copied_ = 0;
 };
 
@@ -279,7 +306,9 @@ bool same_stats(const ConvertStats& a, const ConvertStats& b) {
 
 }  // namespace
 
-bool scan_line(std::string_view line, LineScan& out) { return Scanner(line, out).run(); }
+bool scan_line(std::string_view line, LineScan& out, const KnownTails* tails) {
+  return Scanner(line, out, tails).run();
+}
 
 bool line_path_applies(const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const LabelOptions& opts) {
   return cfg.format == Format::openai && !tok && !cfg.list_mismatches && !cfg.rows_as_parts && opts.reuse_renders &&
@@ -318,9 +347,10 @@ bool LinePath::convert(const ConvertConfig& cfg, std::string_view line, RowResul
   if (++tried_ == kTrialLines && written_ * 4 < tried_) {  // it rarely applies here: lines are not scanned
     off_ = true;
     shapes_.clear();
+    tails_.numbers.clear();
     return false;
   }
-  if (!scan_line(line, scan_)) return false;
+  if (!scan_line(line, scan_, &tails_)) return false;
   auto it = shapes_.find(scan_.key);
   if (it == shapes_.end() || !write(*it->second, cfg, r)) return false;
   ++written_;
@@ -411,7 +441,22 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
   if (off_ || r.error || r.stats.rows != 1 || r.stats.converted != 1 || r.stats.extra_rows != 0) return;
   KnownRow kr;
   if (!LabelerAccess::last_known_row(labeler, kr) || !kr.first->ok || !kr.cache) return;
-  if (!scan_line(line, scan_) || shapes_.count(scan_.key) || refused_.count(scan_.key)) return;
+  if (!scan_line(line, scan_)) return;
+  if (scan_.tail_at != std::string_view::npos) {  // the skeleton's rest as its number, as convert reads it
+    std::string_view rest = line.substr(scan_.tail_at);
+    auto t = tails_.numbers.find(rest);
+    if (t == tails_.numbers.end()) {
+      if (tails_.numbers.size() >= kMaxSkeletons) {  // forgotten together: keys hold tail numbers
+        shapes_.clear();
+        refused_.clear();
+        tails_.numbers.clear();
+      }
+      t = tails_.numbers.emplace(std::string(rest), static_cast<uint32_t>(tails_.numbers.size())).first;
+    }
+    scan_.key.resize(scan_.head_key);
+    append_tail_number(scan_.key, t->second);
+  }
+  if (shapes_.count(scan_.key) || refused_.count(scan_.key)) return;
   if (refused_.size() >= kMaxSkeletons) refused_.clear();
   refused_.insert(scan_.key);  // until it is learned: a skeleton is tried once
   // The skeleton's strings are the walk's texts: filled with strings found nowhere in the line,

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,9 +34,23 @@
 
 namespace toolchat::convert {
 
+// What follows the messages on lines seen before (most often the tools list), by number: a line
+// whose rest is one of them is not scanned past its messages.
+struct KnownTails {
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> numbers;
+};
+
 // A line cut into its skeleton and its message texts.
 struct LineScan {
-  std::string key;  // the skeleton
+  // The skeleton; with known tails, what follows the messages is written as its number (0x02 and
+  // four bytes) when it is a known tail.
+  std::string key;
+  size_t tail_at = std::string_view::npos;  // where the first "messages" value ends in the line
+  size_t head_key = 0;                      // ... and in the key
   struct Text {
     size_t open = 0, close = 0;  // the string's quotes in the line
     long index = -1;             // its number in the walk; -1: empty (not a text)
@@ -44,8 +59,9 @@ struct LineScan {
   std::vector<std::string_view> texts;  // non-empty texts by number: their contents, still escaped
   std::vector<size_t> kinds[3];         // the scan's own: a message's strings by kind (kept for their buffers)
 };
-// False for a line the scan does not follow (not an object, deeper than it goes, ...).
-bool scan_line(std::string_view line, LineScan& out);
+// False for a line the scan does not follow (not an object, deeper than it goes, ...). With
+// `tails`, also for a line whose rest after the messages is not a known tail (then unscanned).
+bool scan_line(std::string_view line, LineScan& out, const KnownTails* tails = nullptr);
 
 class LinePath {
  public:
@@ -63,6 +79,7 @@ class LinePath {
   struct Shape;
   bool write(const Shape& s, const ConvertConfig& cfg, RowResult& r);
   std::unordered_map<std::string, std::unique_ptr<Shape>> shapes_;
+  KnownTails tails_;
   std::unordered_set<std::string> refused_;  // skeletons tried and not learned
   size_t tried_ = 0, written_ = 0;  // lines scanned once a skeleton was known, lines written
   bool off_ = false;

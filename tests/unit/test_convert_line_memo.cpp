@@ -104,6 +104,18 @@ TEST(ConvertLineMemo, ADifferentToolOrVariableIsAnotherSkeleton) {
     rows += row("Hello", "Yes.", other);
   }
   EXPECT_GE(expect_same(rows, kQwen25), 2u);
+  // What follows the messages is matched whole (KnownTails): members before them, after them, or
+  // a tools list that differs only near its end.
+  std::string late = kTools;
+  late.replace(late.find("\"string\""), 8, "\"number\"");
+  rows.clear();
+  for (int round = 0; round < 4; ++round) {
+    rows += R"({"tools": [], "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "A"}]})" "\n";
+    rows += row("Hi", "Sure.", kTools + R"(, "documents": [{"title": "T", "text": "D"}])");
+    rows += row("Hi", "Sure.", late);
+    rows += row("Hi", "Sure.", kTools);
+  }
+  EXPECT_GE(expect_same(rows, kQwen25), 3u);
   rows.clear();
   for (int round = 0; round < 4; ++round)
     for (const char* thinking : {"false", "true"})
