@@ -110,7 +110,8 @@ TEST(ConvertLineMemo, ADifferentToolOrVariableIsAnotherSkeleton) {
   late.replace(late.find("\"string\""), 8, "\"number\"");
   rows.clear();
   for (int round = 0; round < 4; ++round) {
-    rows += R"({"tools": [], "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "A"}]})" "\n";
+    rows += R"({"tools": [], "messages": [{"role": "user", "content": "Hi"}, )"
+            R"({"role": "assistant", "content": "A"}]})" "\n";
     rows += row("Hi", "Sure.", kTools + R"(, "documents": [{"title": "T", "text": "D"}])");
     rows += row("Hi", "Sure.", late);
     rows += row("Hi", "Sure.", kTools);
