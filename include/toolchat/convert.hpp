@@ -154,6 +154,7 @@ class Labeler {
   bool label(const Sample& sample, Labeled& out, std::optional<Error>& failed);
 
  private:
+  friend struct LabelerAccess;  // the convert pipeline's line path (src/convert/label_memo.hpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;  // owned: freed even when the constructor throws
 };

@@ -192,7 +192,7 @@ namespace {
 // copy keeps as they are stay shared with the messages.
 class MarkedCopy final : public MarkedVisitor {
  public:
-  explicit MarkedCopy(MarkedMessages& out) : out_(out) {}
+  explicit MarkedCopy(MarkedMessages& out, bool blank = false) : out_(out), blank_(blank) {}
   bool keep(const Value& v) override {
     put(v);
     return true;
@@ -206,7 +206,7 @@ class MarkedCopy final : public MarkedVisitor {
   void text(size_t index, std::string_view text, std::string_view marker) override {
     if (out_.texts.size() <= index) out_.texts.resize(index + 1);
     out_.texts[index] = std::string(text);
-    put(Value::string(marker));
+    put(Value::string(blank_ ? std::string_view() : marker));
   }
 
  private:
@@ -235,6 +235,7 @@ class MarkedCopy final : public MarkedVisitor {
   }
 
   MarkedMessages& out_;
+  const bool blank_;
   std::vector<Open> open_;
 };
 
@@ -245,6 +246,13 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
   MarkedCopy copy(out);
   walk_marked_messages(messages, escape_probe, copy);
   return out;
+}
+
+Value blank_message_texts(const Value& messages) {
+  MarkedMessages out;
+  MarkedCopy copy(out, true);
+  walk_marked_messages(messages, false, copy);
+  return out.messages;
 }
 
 namespace {

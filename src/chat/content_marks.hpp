@@ -33,6 +33,8 @@ struct MarkedMessages {
 // there as it is or as inside a JSON string (tojson), and characters that case-changing and
 // HTML-escaping filters would change.
 MarkedMessages mark_message_texts(const Value& messages, bool escape_probe = false);
+// A copy of the messages with the same texts empty (the texts of mark_message_texts).
+Value blank_message_texts(const Value& messages);
 
 // The same marked messages walked without being made (the render cache's key of a conversation
 // of a known shape): the visitor sees the copy's values in order, each text (a view into

@@ -18,6 +18,9 @@
 #include "chat/render_case.hpp"
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
+#include "convert/label_audit.hpp"
+#include "convert/label_memo.hpp"
+#include "convert/line_memo.hpp"
 #include "convert/render_cache.hpp"
 #include "value/json.hpp"
 #include "value/pystr.hpp"
@@ -43,7 +46,7 @@ struct Compiled {
 };
 
 // Length of the common prefix, backed off to a UTF-8 character boundary.
-size_t common_prefix(std::string_view a, std::string_view b) {
+size_t common_prefix(std::string_view a, std::string_view b, Audit* au = nullptr) {
   size_t n = std::min(a.size(), b.size()), i = 0;
 #if defined(__SSE2__)
   while (i + 16 <= n) {  // sixteen bytes at a time: the texts share most of their length
@@ -61,6 +64,7 @@ size_t common_prefix(std::string_view a, std::string_view b) {
     i += 8;
   }
   while (i < n && a[i] == b[i]) ++i;
+  if (au && i < n) au->differ_at(a, i, b, i);
   auto continuation = [](std::string_view s, size_t at) {
     return at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80;
   };
@@ -94,10 +98,12 @@ size_t trimmed_end(const std::string& s, size_t begin, size_t end) {
 
 // The common prefix, not ending inside a marker both texts begin differently ("<|user|>" and
 // "<|assistant|>" share "<|"): backed off over trailing marker-opening characters.
-size_t agreed_prefix(std::string_view a, std::string_view b) {
-  size_t i = common_prefix(a, b);
+size_t agreed_prefix(std::string_view a, std::string_view b, Audit* au = nullptr) {
+  size_t i = common_prefix(a, b, au);
   if (i == a.size() || i == b.size()) return i;
   while (i > 0 && std::string_view("<[{|").find(a[i - 1]) != std::string_view::npos) --i;
+  if (au)  // a text's last character, when it is one of these, would be backed off over too
+    if (const Audit::MarkerAt* m = au->ending(a, i)) au->conditions.push_back({m->text, m->json, "", "<[{|"});
   return i;
 }
 
@@ -105,13 +111,17 @@ size_t agreed_prefix(std::string_view a, std::string_view b) {
 // length): trailing whitespace is left out, and so is text the template adds after the last
 // message whatever it is (phi-4-mini's "<|assistant|>"): the full text shows the turn without
 // it and ends with it. Returns the end to compare with the full text.
-size_t target_end(const std::string& upto, const std::string& text, size_t p) {
+// With an audit, only where the text starts as `upto` does up to p (else the offset p means
+// different places in the two).
+size_t target_end(const std::string& upto, const std::string& text, size_t p, Audit* au = nullptr) {
   size_t e = trimmed_end(upto, p, upto.size());
+  audit_compare(au, text, p, upto, p, e - p);
   if (text.size() >= e && text.compare(p, e - p, upto, p, e - p) == 0) return e;
   if (text.size() <= p) return e;
-  size_t l = p + agreed_prefix(std::string_view(upto).substr(p, e - p), std::string_view(text).substr(p));
+  size_t l = p + agreed_prefix(std::string_view(upto).substr(p, e - p), std::string_view(text).substr(p), au);
   std::string_view tail = std::string_view(upto).substr(l, e - l);
   size_t te = trimmed_end(text, 0, text.size());
+  if (au && l > p && !tail.empty()) audit_suffix(au, std::string_view(text).substr(0, te), tail);
   if (l > p && !tail.empty() && te >= tail.size() && std::string_view(text).substr(te - tail.size(), tail.size()) == tail)
     return l;
   return e;
@@ -174,21 +184,26 @@ TurnOutcome check_generation_turn(const std::string& text, const std::string& pr
 // Without: the target is what `upto` (the conversation ending with the turn) adds to the prompt;
 // prompt + target must be a prefix of the text and the target must show the message.
 TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, const std::string& upto,
-                            const Value& message, bool details) {
+                            const Value& message, bool details, Audit* au = nullptr, std::string* dropped_out = nullptr) {
   TurnOutcome t;
   std::string& reason = t.check.reason;
+  audit_compare(au, upto, 0, prompt, 0, prompt.size());
   if (upto.compare(0, prompt.size(), prompt) != 0) {
     reason = "the generation prompt is not how this turn starts, " + where_if(details, prompt, upto);
     return t;
   }
   size_t p = prompt.size();
-  size_t e = target_end(upto, text, p);
+  audit_compare(au, text, 0, prompt, 0, p);
+  const bool text_starts = text.compare(0, p, prompt) == 0;
+  // Without the text starting as the prompt, e only picks whether the turn counts as rewritten
+  // (split rows, which a memo never has): not audited there.
+  size_t e = target_end(upto, text, p, text_starts ? au : nullptr);
   if (e == p) {
     reason = "the turn renders no text after the generation prompt (nothing of it shown; see --polyfill)";
     return t;
   }
   std::string dropped = dropped_from_turn(message, std::string_view(upto).substr(p, e - p));
-  if (text.compare(0, p, prompt) != 0) {
+  if (!text_starts) {
     reason = "later turns change how earlier ones render (the prompt for this turn is not a prefix of the text, " +
              where_if(details, prompt, text) + ")";
     t.rewritten = dropped.empty();
@@ -196,11 +211,14 @@ TurnOutcome check_diff_turn(const std::string& text, const std::string& prompt, 
     reason = "the turn renders differently once later turns follow, " +
              where_if(details, std::string_view(upto).substr(0, e), std::string_view(text).substr(0, std::min(text.size(), e)));
     t.rewritten = dropped.empty();
-  } else if (!dropped.empty()) {
-    reason = "the template does not show this turn's " + dropped + " (see --polyfill)";
   } else {
-    t.target = {p, e};
-    t.check.served = true;
+    t.target = {p, e};  // where `dropped` was looked for (the memo looks again per conversation)
+    if (dropped_out) *dropped_out = dropped;
+    if (!dropped.empty()) {
+      reason = "the template does not show this turn's " + dropped + " (see --polyfill)";
+    } else {
+      t.check.served = true;
+    }
   }
   return t;
 }
@@ -309,9 +327,10 @@ struct Labeler::Impl {
   // failing leaves the rest out.
   // Into `out` (the renders of the row before: their buffers are reused).
   void renders(std::vector<chat::CaseResult>& out, Compiled& c, const Value& ctx, const Value& messages,
-               const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges, std::string* first_json) {
+               const std::vector<RenderKey>& keys, std::vector<TextRanges>* ranges, std::string* first_json,
+               RenderHit* hit = nullptr) {
     RenderFn fn = [&](const Value& m, size_t count, bool agp) { return render(c, ctx, m, count, agp); };
-    if (c.cache) return c.cache->renders(out, messages, variables_of(ctx).build(), keys, fn, ranges, first_json);
+    if (c.cache) return c.cache->renders(out, messages, variables_of(ctx).build(), keys, fn, ranges, first_json, hit);
     out.clear();
     for (const RenderKey& k : keys) {
       out.push_back(fn(messages, k.count, k.generation_prompt));
@@ -319,6 +338,8 @@ struct Labeler::Impl {
     }
   }
   std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
+  KnownRow last_known;                     // the last conversation labelled from a memo (LabelerAccess)
+  std::unique_ptr<LinePath> line_path;     // rows of known shapes read from their lines (line_memo.hpp)
 
   Conversation prepare(const Sample& sample) {
     const LabelOptions& o = opts;
@@ -382,69 +403,53 @@ Labeled Labeler::label(const Sample& sample) {
   return out;
 }
 
-bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
-  Impl& im = *impl_;
-  const LabelOptions& o = im.opts;
-  Conversation cv = im.prepare(sample);
-  const Value& ctx = cv.ctx;
-  const Value& messages = cv.messages;
-  const std::vector<std::string>& roles = cv.roles;
-  const size_t n = messages.items().size();
-  out = Labeled{};
-  out.template_name = cv.template_name;
-  Compiled& c = im.get(cv.template_name);
+namespace {
 
-  // Where the texts stand in the renders, when they were put together from marker renders.
-  std::vector<TextRanges> text_ranges;
-  std::optional<chat::MarkedMessages> marked;
-  // The texts of the row holding the first `count` messages (render `key`): from the renders'
-  // own markers when the cache put them together, else from a marker render of their own.
-  auto locate_texts = [&](Row& row, size_t count, size_t key) {
-    if (key < text_ranges.size()) {
-      row.plain = text_ranges[key];
-      row.texts_not_found = 0;
-      return;
-    }
-    if (!marked) marked = chat::mark_message_texts(messages);
-    chat::ContentRanges r = chat::locate_message_texts(*marked, row.text, [&](const Value& mm) {
-      chat::CaseResult res = im.render(c, ctx, mm, count, false);
-      if (!res.ok) throw Error(error_kind_from_name(res.error), res.message);
-      return res.text;
-    });
-    row.plain = std::move(r.bytes);
-    row.texts_not_found = r.not_found;
-  };
-
-  // The renders: the whole conversation, every prefix R_k (k = 1..n-1), every turn's prompt.
+// The renders a conversation's labeling needs: the whole conversation, every prefix R_k
+// (k = 1..n-1), every assistant turn's prompt; prompt_of[i]: turn i's prompt's place.
+std::vector<RenderKey> label_keys(const std::vector<std::string>& roles, std::vector<size_t>& prompt_of) {
+  const size_t n = roles.size();
   std::vector<RenderKey> keys{{n, false}};
   for (size_t k = 1; k < n; ++k) keys.push_back({k, false});
-  std::vector<size_t> prompt_of(n, 0);  // assistant turn i -> its prompt's place in keys
+  prompt_of.assign(n, 0);
   for (size_t i = 0; i < n; ++i)
     if (roles[i] == "assistant") {
       prompt_of[i] = keys.size();
       keys.push_back({i, true});
     }
-  const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
-  std::string text_json;  // the text escaped for row_json, when the cache put it together
-  std::vector<chat::CaseResult>& rendered = im.rendered;
-  im.renders(rendered, c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json);
-  out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
-  chat::CaseResult& full = rendered.front();
-  if (!full.ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
-    failed.emplace(error_kind_from_name(full.error), "template: " + full.message);
-    return false;
-  }
-  const std::string& text = full.text;
+  return keys;
+}
 
+// A turn whose served verdict rests on find_dropped (the texts themselves): the memo looks again
+// per conversation. target: where it looked, in the row's text.
+struct DroppedCheck {
+  size_t message = 0;
+  Interval target{0, 0};
+  std::string dropped;
+};
+
+// The labeling from the renders (in label_keys' order; the first one rendered): the row and the
+// turn checks into `out`. `locate(row, count, key)` finds the texts of a row (with
+// locate_texts). With `au`, the renders are a shape's marked renders (see Audit) and `drops`
+// collects the turns find_dropped decided.
+void decide(std::vector<chat::CaseResult>& rendered, const std::vector<size_t>& prompt_of, const Conversation& cv,
+            bool generation, const LabelOptions& o, Labeled& out, std::string&& text_json,
+            const std::function<void(Row&, size_t, size_t)>& locate, Audit* au = nullptr,
+            std::vector<DroppedCheck>* drops = nullptr) {
+  const Value& messages = cv.messages;
+  const std::vector<std::string>& roles = cv.roles;
+  const size_t n = roles.size();
+  chat::CaseResult& full = rendered.front();
+  const std::string& text = full.text;
   // The conversation's first k messages: rendered[k] (keys[k] = {k, false}) for k < n, the text for n.
   auto prefix = [&](size_t k) -> const chat::CaseResult& { return k < n ? rendered[k] : full; };
   std::vector<size_t> bounds(n + 1, 0);
   bounds[n] = text.size();
   for (size_t k = 1; k < n; ++k)
-    bounds[k] = rendered[k].ok ? std::max(bounds[k - 1], agreed_prefix(rendered[k].text, text)) : bounds[k - 1];
+    bounds[k] = rendered[k].ok ? std::max(bounds[k - 1], agreed_prefix(rendered[k].text, text, au)) : bounds[k - 1];
 
   std::vector<Interval> gen;
-  if (c.generation)
+  if (generation)
     for (auto [a, b] : full.spans) gen.push_back({byte_of_cp(text, a), byte_of_cp(text, b)});
 
   size_t last_assistant = n;
@@ -460,10 +465,12 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
     const chat::CaseResult& prompt = rendered[prompt_of[i]];
     const chat::CaseResult& upto = prefix(i + 1);
     TurnOutcome t;
+    std::string dropped = "-";  // "-": find_dropped did not decide
     if (!prompt.ok) t.check.reason = "the prompt for this turn does not render (" + failure(prompt) + ")";
-    else if (c.generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1], o.reason_details);
+    else if (generation) t = check_generation_turn(text, prompt.text, gen, bounds[i], bounds[i + 1], o.reason_details);
     else if (!upto.ok) t.check.reason = "the conversation ending with this turn does not render (" + failure(upto) + ")";
-    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i], o.reason_details);
+    else t = check_diff_turn(text, prompt.text, upto.text, messages.items()[i], o.reason_details, au, &dropped);
+    if (drops && dropped != "-") drops->push_back({i, t.target, dropped});
     TurnCheck& tc = t.check;
     tc.message = i;
     const Interval target = t.target;
@@ -474,16 +481,252 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
       train.push_back(target);
     }
     // A row of its own: the conversation ending with this turn, where it is the last turn.
-    if (!tc.served && wanted && o.split_rewritten && t.rewritten)
+    if (!tc.served && wanted && o.split_rewritten && t.rewritten) {
+      if (au) au->ok = false;  // split rows are not memoised
       if (std::optional<Row> row = split_row(roles, rendered, prompt.text, upto.text, i)) {
         out.rows.push_back(std::move(*row));
-        if (o.locate_texts) locate_texts(out.rows.back(), i + 1, i + 1 < n ? i + 1 : 0);  // keys[k] = {k, false}
+        if (locate) locate(out.rows.back(), i + 1, i + 1 < n ? i + 1 : 0);  // keys[k] = {k, false}
       }
+    }
     out.turns.push_back(std::move(t.check));
   }
   std::vector<Span> spans = build_spans(roles, bounds, std::move(train));
   out.rows.insert(out.rows.begin(), Row{std::move(full.text), std::move(spans), {}, 0, std::move(text_json)});
-  if (o.locate_texts) locate_texts(out.rows.front(), n, 0);
+  if (locate) locate(out.rows.front(), n, 0);
+}
+
+// The place of byte `x` of a marked render (false: inside a marker).
+bool memo_pos(const MarkedRender& r, size_t x, MemoPos& out) {
+  for (size_t j = 0; j < r.pieces.size(); ++j)
+    if (r.pieces[j].begin <= x && x <= r.pieces[j].end) {
+      out = {j, x - r.pieces[j].begin};
+      return true;
+    }
+  return false;
+}
+
+// Whether find_dropped, having found everything of a turn in its marked target, finds it for any
+// texts (LabelMemo::MemoDropped::texts_found). A text it found is its marker, which stands where
+// the text will stand, inside the target; the rest (names, numbers) it must find again with the
+// texts empty and the markers' bytes made unmatchable, that is in the template's own bytes.
+// String `arguments` texts are parsed by find_dropped: listed to be looked at per conversation.
+void texts_found(const MarkedRender& first, const Value& message, const Value& marked_message,
+                 LabelMemo::MemoDropped& d) {
+  std::string target;
+  for (size_t j = d.begin.piece; j <= d.end.piece && j < first.pieces.size(); ++j) {
+    const Piece& p = first.pieces[j];
+    const size_t b = j == d.begin.piece ? p.begin + d.begin.at : p.begin;
+    const size_t e = j == d.end.piece ? p.begin + d.end.at : p.end;
+    target.append(first.marked, b, e - b);
+    if (j != d.end.piece && p.text >= 0) target += '\xFF';  // never part of a UTF-8 needle
+  }
+  const Value blank = chat::blank_message_texts(Value::list({message}));
+  if (!dropped_from_turn(blank.items()[0], target).empty()) return;
+  if (const Value* calls = field(marked_message, "tool_calls"); calls && calls->is_list())
+    for (const Value& call : calls->items()) {
+      const Value* fn = call.is_dict() ? field(call, "function") : nullptr;
+      const Value* args = fn && fn->is_dict() ? field(*fn, "arguments") : nullptr;
+      chat::MarkerAt at;
+      if (args && args->is_str() && chat::read_marker_at(args->str(), 0, at) && at.length == args->str().size())
+        d.string_arguments.push_back(at.index);
+      else if (args && args->is_str())
+        return;  // a string that is no text's marker (an empty one): looked at again
+    }
+  d.texts_found = true;
+}
+
+// The memo of a shape from its marked renders, or null when the audit fails.
+std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, const std::vector<size_t>& prompt_of,
+                                     const Conversation& cv, const LabelOptions& o) {
+  Audit au;
+  std::vector<chat::CaseResult> marked(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const MarkedRender& r = shape[i];
+    marked[i].ok = r.ok;
+    marked[i].error = r.error;
+    marked[i].message = r.message;
+    marked[i].text = r.marked;
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    Audit::Marked m{marked[i].text, {}};
+    const auto& ps = shape[i].pieces;
+    for (size_t j = 0; j + 1 < ps.size(); ++j)
+      if (ps[j].text >= 0)
+        m.markers.push_back({ps[j].end, ps[j + 1].begin, static_cast<size_t>(ps[j].text),
+                             ps[j].shown == chat::MarkerAt::Shown::json});
+    au.strings.push_back(std::move(m));
+  }
+  Conversation mcv;
+  mcv.messages = chat::mark_message_texts(cv.messages, true).messages;
+  mcv.loss = cv.loss;
+  mcv.roles = cv.roles;
+  Labeled l;
+  std::vector<DroppedCheck> drops;
+  decide(marked, prompt_of, mcv, false, o, l, std::string(), nullptr, &au, &drops);
+  if (!au.ok || l.rows.size() != 1) return nullptr;
+  for (const TurnCheck& t : l.turns)
+    if (!t.served && o.reason_details) return nullptr;  // the details quote the texts
+  auto m = std::make_unique<LabelMemo>();
+  m->loss = cv.loss;
+  m->conditions = std::move(au.conditions);
+  m->roles = cv.roles;
+  m->turns = l.turns;
+  const MarkedRender& first = shape.front();
+  for (const Span& sp : l.rows[0].spans) {
+    LabelMemo::MemoSpan ms{m->roles.size(), sp.train, {}, {}};
+    for (size_t r = 0; r < m->roles.size(); ++r)
+      if (m->roles[r] == sp.role) ms.role = r;
+    if (ms.role == m->roles.size() || !memo_pos(first, sp.begin, ms.begin) || !memo_pos(first, sp.end, ms.end))
+      return nullptr;
+    m->spans.push_back(ms);
+  }
+  for (const DroppedCheck& d : drops) {
+    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped, false, {}};
+    if (!memo_pos(first, d.target.begin, md.begin) || !memo_pos(first, d.target.end, md.end)) return nullptr;
+    if (d.dropped.empty()) texts_found(first, cv.messages.items()[d.message], mcv.messages.items()[d.message], md);
+    m->dropped.push_back(std::move(md));
+  }
+  return m;
+}
+
+// A conversation of a memoised shape labelled from the memo: `text` its row's text (the first
+// render put back, piece k starting at starts[k]). False (nothing changed) when the memo does not
+// cover it: other loss overrides, or find_dropped finding otherwise in its texts.
+bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<std::string_view>& texts,
+                const std::vector<size_t>& starts, std::string& text, std::string& text_json, Labeled& out) {
+  if (cv.loss != m.loss || !conditions_hold(m.conditions, texts)) return false;
+  auto at = [&](const MemoPos& p) { return starts[p.piece] + p.at; };
+  for (const LabelMemo::MemoDropped& d : m.dropped) {
+    if (d.texts_found && d.string_arguments.empty()) continue;  // holds for any texts
+    const size_t b = at(d.begin), e = at(d.end);
+    if (dropped_from_turn(cv.messages.items()[d.message], std::string_view(text).substr(b, e - b)) != d.dropped)
+      return false;
+  }
+  out.rows.resize(1);
+  Row& row = out.rows.front();
+  row.spans.clear();
+  row.spans.reserve(m.spans.size());
+  for (const LabelMemo::MemoSpan& s : m.spans)
+    row.spans.push_back(Span{m.roles[s.role], s.train, at(s.begin), at(s.end)});
+  row.text = std::move(text);
+  row.text_json = std::move(text_json);
+  out.turns = m.turns;
+  out.reused_renders = true;
+  return true;
+}
+
+// find_dropped on a call whose name shows (empty) and whose arguments are `arguments`.
+bool arguments_shown_in(std::string_view arguments, std::string_view target) {
+  const Value fn = detail::make_dict({{"name", Value::string("")}, {"arguments", Value::string(arguments)}});
+  const Value message = detail::make_dict({{"tool_calls", Value::list({detail::make_dict({{"function", fn}})})}});
+  return dropped_from_turn(message, target).empty();
+}
+
+bool same_labeled(const Labeled& a, const Labeled& b) {
+  if (a.rows.size() != 1 || b.rows.size() != 1 || a.turns.size() != b.turns.size()) return false;
+  const Row &x = a.rows[0], &y = b.rows[0];
+  if (x.text != y.text || x.text_json != y.text_json || x.spans.size() != y.spans.size()) return false;
+  for (size_t i = 0; i < x.spans.size(); ++i)
+    if (x.spans[i].role != y.spans[i].role || x.spans[i].train != y.spans[i].train ||
+        x.spans[i].begin != y.spans[i].begin || x.spans[i].end != y.spans[i].end)
+      return false;
+  for (size_t i = 0; i < a.turns.size(); ++i)
+    if (a.turns[i].message != b.turns[i].message || a.turns[i].served != b.turns[i].served ||
+        a.turns[i].reason != b.turns[i].reason)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+bool arguments_shown(std::string_view arguments, std::string_view target) {
+  return arguments_shown_in(arguments, target);
+}
+
+
+bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
+  if (!l.impl_->last_known.memo) return false;
+  out = l.impl_->last_known;
+  return true;
+}
+
+LinePath* LabelerAccess::line_path(Labeler& l, const ConvertConfig& cfg, const tokenize::Tokenizer* tok) {
+  Labeler::Impl& im = *l.impl_;
+  if (!line_path_applies(cfg, tok, im.opts)) return nullptr;
+  if (!im.line_path) im.line_path = std::make_unique<LinePath>();
+  return im.line_path.get();
+}
+
+bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
+  Impl& im = *impl_;
+  const LabelOptions& o = im.opts;
+  Conversation cv = im.prepare(sample);
+  const Value& ctx = cv.ctx;
+  const Value& messages = cv.messages;
+  out = Labeled{};
+  out.template_name = cv.template_name;
+  Compiled& c = im.get(cv.template_name);
+
+  // Where the texts stand in the renders, when they were put together from marker renders.
+  std::vector<TextRanges> text_ranges;
+  std::optional<chat::MarkedMessages> marked;
+  // The texts of the row holding the first `count` messages (render `key`): from the renders'
+  // own markers when the cache put them together, else from a marker render of their own.
+  std::function<void(Row&, size_t, size_t)> locate_texts;
+  if (o.locate_texts)
+    locate_texts = [&](Row& row, size_t count, size_t key) {
+      if (key < text_ranges.size()) {
+        row.plain = text_ranges[key];
+        row.texts_not_found = 0;
+        return;
+      }
+      if (!marked) marked = chat::mark_message_texts(messages);
+      chat::ContentRanges r = chat::locate_message_texts(*marked, row.text, [&](const Value& mm) {
+        chat::CaseResult res = im.render(c, ctx, mm, count, false);
+        if (!res.ok) throw Error(error_kind_from_name(res.error), res.message);
+        return res.text;
+      });
+      row.plain = std::move(r.bytes);
+      row.texts_not_found = r.not_found;
+    };
+
+  std::vector<size_t> prompt_of;
+  const std::vector<RenderKey> keys = label_keys(cv.roles, prompt_of);
+  const size_t hits_before = c.cache ? c.cache->stats().hits : 0;
+  std::string text_json;  // the text escaped for row_json, when the cache put it together
+  std::vector<chat::CaseResult>& rendered = im.rendered;
+  // A known shape's memo (LabelMemo): not with the texts' places (tokens) or split rows.
+  RenderHit hit;
+  hit.first_only_if_memo = true;
+  RenderHit* with_memo = o.locate_texts || o.split_rewritten ? nullptr : &hit;
+  im.renders(rendered, c, ctx, messages, keys, o.locate_texts ? &text_ranges : nullptr, &text_json, with_memo);
+  im.last_known = KnownRow{};
+  if (hit.first_only) {
+    const LabelMemo& memo = static_cast<const LabelMemo&>(**hit.memo);
+    if (apply_memo(memo, cv, hit.texts, hit.starts, rendered.front().text, text_json, out)) {
+      im.last_known = KnownRow{&memo, &hit.shape->front(), c.cache.get(), cv.template_name};
+      return true;
+    }
+    with_memo = nullptr;  // not covered: every render, and the labeling as below
+    im.renders(rendered, c, ctx, messages, keys, nullptr, &text_json);
+  }
+  out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
+  if (!rendered.front().ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
+    failed.emplace(error_kind_from_name(rendered.front().error), "template: " + rendered.front().message);
+    return false;
+  }
+  decide(rendered, prompt_of, cv, c.generation, o, out, std::move(text_json), locate_texts);
+  // A known shape seen again: its memo is made once, kept only when it labels this conversation
+  // as the labeling above did.
+  if (with_memo && hit.memo && !*hit.memo_tried) {
+    *hit.memo_tried = true;
+    if (std::unique_ptr<LabelMemo> m = make_memo(*hit.shape, prompt_of, cv, o)) {
+      Labeled again;
+      std::string text = out.rows.front().text, json = out.rows.front().text_json;
+      if (apply_memo(*m, cv, hit.texts, hit.starts, text, json, again) && same_labeled(again, out))
+        *hit.memo = std::move(m);
+    }
+  }
   return true;
 }
 

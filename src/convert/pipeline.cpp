@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "convert/line_memo.hpp"
 #include "convert/row_reader.hpp"
 #include "convert/token_rows.hpp"
 #include "value/files.hpp"
@@ -331,6 +332,8 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
 void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, std::string_view line,
                   RowResult& r) {
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
+  LinePath* lines = LabelerAccess::line_path(labeler, cfg, tok);  // rows of known skeletons, without values
+  if (lines && lines->convert(cfg, line, r)) return;
   Value row;
   static thread_local RowReader reader;  // members repeated from row to row are read once
   try {
@@ -343,6 +346,7 @@ void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
     return;
   }
   convert_row(labeler, cfg, tok, row, r);
+  if (lines) lines->learn(labeler, cfg, line, r);
 }
 
 std::string reason_kind(const std::string& reason) {

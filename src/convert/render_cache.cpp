@@ -45,27 +45,6 @@ void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown sh
   }
 }
 
-// A render made with markers, cut into the template's own text and the texts'
-// places.
-struct Piece {
-  size_t begin = 0, end = 0;  // template text: marked[begin, end)
-  long text = -1;             // then text `text` (or none)
-  chat::MarkerAt::Shown shown = chat::MarkerAt::Shown::raw;
-  size_t json_begin = 0, json_end = 0;  // the template text escaped: json[json_begin, json_end)
-};
-
-struct MarkedRender {
-  bool ok = false;
-  std::string error, message;  // of a failed render
-  std::string marked;
-  std::vector<Piece> pieces;
-  // The first render only (the whole conversation, the row's text): its template pieces escaped
-  // as in a JSON string, once per shape. JSON escaping goes character by character and pieces
-  // end at character boundaries, so the pieces escaped and the texts escaped, put together, are
-  // the whole text escaped.
-  std::string json;
-};
-
 void escape_pieces(MarkedRender& r) {
   r.json.clear();
   for (Piece& p : r.pieces) {
@@ -112,13 +91,15 @@ bool cut(MarkedRender& r, size_t texts) {
 // The render with the texts in place of the markers, into `out` (its buffer reused); with
 // `where`, the byte ranges the texts took in it (sorted, adjacent ones merged: chat::merge_ranges).
 void put_back_into(std::string& out, const MarkedRender& r, const std::vector<std::string_view>& texts,
-                   TextRanges* where = nullptr) {
+                   TextRanges* where = nullptr, std::vector<size_t>* starts = nullptr) {
   size_t size = 0;
   for (const Piece& p : r.pieces) size += p.end - p.begin + (p.text >= 0 ? texts[p.text].size() + 8 : 0);
   out.clear();
   out.reserve(size);
   if (where) where->clear();
+  if (starts) starts->clear();
   for (const Piece& p : r.pieces) {
+    if (starts) starts->push_back(out.size());
     out.append(r.marked, p.begin, p.end - p.begin);
     if (p.text < 0) continue;
     const size_t at = out.size();
@@ -139,6 +120,8 @@ struct Shape {
   std::vector<RenderKey> keys;
   std::vector<MarkedRender> renders;
   size_t bytes = 0;
+  std::unique_ptr<ShapeMemo> memo;  // the labeler's, once it tried (RenderHit)
+  bool memo_tried = false;
 };
 
 bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b) {
@@ -212,6 +195,8 @@ RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl
 
 RenderCache::~RenderCache() = default;
 
+bool RenderCache::screens(const std::vector<std::string_view>& texts) const { return impl_->screened(texts); }
+
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
                                                    const std::vector<RenderKey>& keys, const RenderFn& render,
                                                    std::vector<TextRanges>* ranges, std::string* first_json) {
@@ -222,7 +207,12 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
 
 void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
                           const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges,
-                          std::string* first_json) {
+                          std::string* first_json, RenderHit* hit) {
+  if (hit) {
+    const bool first_only_if_memo = hit->first_only_if_memo;
+    *hit = RenderHit{};
+    hit->first_only_if_memo = first_only_if_memo;
+  }
   if (ranges) ranges->clear();
   if (first_json) first_json->clear();
   auto real = [&] {
@@ -250,19 +240,30 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   }
   const std::string_view key = shape_key.view();
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
-    const Shape& s = it->second;
+    Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     ++stats_.hits;
     if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
     out.resize(s.renders.size());  // the strings of the renders before keep their buffers
     if (ranges) ranges->resize(out.size());
-    for (size_t i = 0; i < out.size(); ++i) {
+    size_t count = out.size();
+    if (hit) {
+      hit->memo = &s.memo;
+      hit->memo_tried = &s.memo_tried;
+      hit->shape = &s.renders;
+      hit->texts = texts;
+      hit->first_only = hit->first_only_if_memo && s.memo && s.renders.front().ok;
+      if (hit->first_only) count = 1;
+      if (s.renders.front().ok) put_back_into(out[0].text, s.renders.front(), texts, nullptr, &hit->starts);
+    }
+    for (size_t i = 0; i < count; ++i) {
       const MarkedRender& r = s.renders[i];
       chat::CaseResult& o = out[i];
       o.ok = r.ok;
       o.spans.clear();
       if (r.ok) {
-        put_back_into(o.text, r, texts, ranges ? &(*ranges)[i] : nullptr);
+        if (!(hit && i == 0)) put_back_into(o.text, r, texts, ranges ? &(*ranges)[i] : nullptr);
+        else if (ranges) put_back_into(o.text, r, texts, &(*ranges)[i]);
         o.error.clear();
         o.message.clear();
       } else {

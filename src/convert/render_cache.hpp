@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "chat/content_marks.hpp"
 #include "chat/render_case.hpp"
 #include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
@@ -63,6 +64,45 @@ using RenderFn = std::function<chat::CaseResult(const Value& messages, size_t co
 // Where the message texts (numbered as chat::mark_message_texts numbers them) stand in a
 // render: byte ranges, sorted, adjacent ones merged.
 using TextRanges = std::vector<std::pair<size_t, size_t>>;
+
+// A render made with markers, cut into the template's own text and the texts' places.
+struct Piece {
+  size_t begin = 0, end = 0;  // template text: marked[begin, end)
+  long text = -1;             // then text `text` (or none)
+  chat::MarkerAt::Shown shown = chat::MarkerAt::Shown::raw;
+  size_t json_begin = 0, json_end = 0;  // the template text escaped: json[json_begin, json_end)
+};
+
+struct MarkedRender {
+  bool ok = false;
+  std::string error, message;  // of a failed render
+  std::string marked;
+  std::vector<Piece> pieces;
+  // The first render only (the whole conversation, the row's text): its template pieces escaped
+  // as in a JSON string, once per shape. JSON escaping goes character by character and pieces
+  // end at character boundaries, so the pieces escaped and the texts escaped, put together, are
+  // the whole text escaped.
+  std::string json;
+};
+
+// What the labeler keeps with a shape (its labeling, when proven to hold for every conversation
+// of the shape: labeler.cpp). The cache only holds it.
+struct ShapeMemo {
+  virtual ~ShapeMemo() = default;
+};
+
+// A conversation whose renders came from a known shape (or made it known), for the labeler.
+struct RenderHit {
+  // In: on a hit of a shape whose memo says so (memo_covers), put back only the first render.
+  bool first_only_if_memo = false;
+  // Out:
+  std::unique_ptr<ShapeMemo>* memo = nullptr;      // the shape's memo (a hit or a learned shape)
+  bool* memo_tried = nullptr;                      // ... set once the labeler tried to make it
+  const std::vector<MarkedRender>* shape = nullptr;  // the shape's marked renders, in key order
+  bool first_only = false;                         // only the first render was put back
+  std::vector<size_t> starts;  // where each piece of the first render starts in its put-back text
+  std::vector<std::string_view> texts;  // the conversation's texts (views into its messages)
+};
 
 struct RenderCacheStats {
   size_t hits = 0, learned = 0, refused_shapes = 0, screened = 0;
@@ -90,11 +130,15 @@ class RenderCache {
                                         std::vector<TextRanges>* ranges = nullptr, std::string* first_json = nullptr);
   // The same into `out`: a conversation of a known shape reuses the buffers of the renders `out`
   // held (the labeler keeps one vector from row to row).
+  // With `hit`: what the labeler needs to make and use a shape's memo (RenderHit).
   void renders(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
                const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges = nullptr,
-               std::string* first_json = nullptr);
+               std::string* first_json = nullptr, RenderHit* hit = nullptr);
 
   const RenderCacheStats& stats() const { return stats_; }
+  // Whether a conversation with these texts is rendered for real (texts a template could tell
+  // from their markers: see above).
+  bool screens(const std::vector<std::string_view>& texts) const;
 
  private:
   struct Impl;

@@ -1,0 +1,97 @@
+// The line path: rows of a known shape written straight from their JSON lines, without values.
+//
+// A line's *skeleton* is the line with the contents of its message texts cut out (the strings
+// chat::walk_marked_messages numbers: content or each content part's "text", reasoning_content,
+// the strings under a call's function.arguments), each replaced by whether it was empty. Two
+// lines with one skeleton parse to the same values but for those texts, so they are one shape
+// of the render cache, and once that shape's labeling is a proven memo (label_memo.hpp), a line
+// of the skeleton is labelled by putting its texts into the memo's row: the template pieces
+// escaped once, the texts escaped from the line, the spans moved by the texts' lengths.
+//
+// What makes that the value path's output, checked when a skeleton is learned (from a line the
+// value path converted from a memo): the skeleton's strings are the walk's texts, in its order
+// (shown on a copy of the line whose texts are filled with strings found nowhere else in it:
+// the walk gives back exactly those, so it numbers the cut strings and nothing else); the
+// written row and counts equal the value path's for that line. Per line: the texts must be
+// valid JSON string contents (escapes, UTF-8, no control characters) and pass the render
+// cache's screen; find_dropped's look into string `arguments` texts is made again. A line that
+// fails any of it, or whose skeleton is not known, takes the value path (so its errors are that
+// path's). Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts,
+// and it turns itself off where fewer than a quarter of the first 1,024 lines it scans take it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "convert/label_memo.hpp"
+#include "convert/pipeline.hpp"
+
+namespace toolchat::convert {
+
+// What follows the messages on lines seen before (most often the tools list), by number: a line
+// whose rest is one of them is not scanned past its messages.
+struct KnownTails {
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> numbers;
+};
+
+// A line cut into its skeleton and its message texts.
+struct LineScan {
+  // The skeleton; with known tails, what follows the messages is written as its number (0x02 and
+  // four bytes) when it is a known tail.
+  std::string key;
+  size_t tail_at = std::string_view::npos;  // where the first "messages" value ends in the line
+  size_t head_key = 0;                      // ... and in the key
+  struct Text {
+    size_t open = 0, close = 0;  // the string's quotes in the line
+    long index = -1;             // its number in the walk; -1: empty (not a text)
+  };
+  std::vector<Text> strings;            // the texts' strings, in line order
+  std::vector<std::string_view> texts;  // non-empty texts by number: their contents, still escaped
+  std::vector<size_t> kinds[3];         // the scan's own: a message's strings by kind (kept for their buffers)
+};
+// False for a line the scan does not follow (not an object, deeper than it goes, ...). With
+// `tails`, also for a line whose rest after the messages is not a known tail (then unscanned).
+bool scan_line(std::string_view line, LineScan& out, const KnownTails* tails = nullptr);
+
+class LinePath {
+ public:
+  LinePath();
+  ~LinePath();
+  // Converts `line` into `r` when its skeleton is known and the line passes the checks above.
+  bool convert(const ConvertConfig& cfg, std::string_view line, RowResult& r);
+  // After the value path converted `line` into `r`: learns the skeleton when the row came from a
+  // memo and the proof above holds.
+  void learn(const Labeler& labeler, const ConvertConfig& cfg, std::string_view line, const RowResult& r);
+
+  size_t known() const;
+
+ private:
+  struct Shape;
+  bool write(const Shape& s, const ConvertConfig& cfg, RowResult& r);
+  std::unordered_map<std::string, std::unique_ptr<Shape>> shapes_;
+  KnownTails tails_;
+  std::unordered_set<std::string> refused_;  // skeletons tried and not learned
+  size_t tried_ = 0, written_ = 0;  // lines scanned once a skeleton was known, lines written
+  bool off_ = false;
+  LineScan scan_;
+  std::vector<std::string> decoded_;  // texts with escapes, decoded (by number)
+  std::vector<std::string_view> texts_;
+  std::vector<std::string> shown_;    // texts as tojson shows them (by number)
+  std::vector<size_t> starts_, cp_starts_;
+  std::string scratch_;
+};
+
+// Whether the line path may run for rows converted with `cfg` by a labeler with `opts`.
+bool line_path_applies(const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const LabelOptions& opts);
+
+}  // namespace toolchat::convert
