@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,23 @@ bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const 
 // Whether find_dropped finds every value of a tool call's string `arguments` text in `target`
 // (as it looks at an assistant message's call).
 bool arguments_shown(std::string_view arguments, std::string_view target);
+
+struct Conversation;
+
+// The memo of a shape from its marked renders (the Audit run over the labeler's decisions), or
+// null when the audit fails.
+std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, const std::vector<size_t>& prompt_of,
+                                     const Conversation& cv, const LabelOptions& o);
+
+// A conversation of a memoised shape labelled from the memo: `text` its row's text (the first
+// render put back, piece k starting at starts[k]). False (nothing changed) when the memo does not
+// cover it: other loss overrides, or find_dropped finding otherwise in its texts.
+bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<std::string_view>& texts,
+                const std::vector<size_t>& starts, std::string& text, std::string& text_json, Labeled& out);
+
+// Whether two one-row labelings are the same (text, spans, turn verdicts): a memo is kept only
+// when it relabels its own conversation as the full labeling did.
+bool same_labeled(const Labeled& a, const Labeled& b);
 
 // The last conversation a labeler labelled from a memo (valid until its next label call).
 struct KnownRow {

@@ -19,6 +19,7 @@
 #include "chat/template_source.hpp"
 #include "convert/format_util.hpp"
 #include "convert/label_audit.hpp"
+#include "convert/label_decide.hpp"
 #include "convert/label_memo.hpp"
 #include "convert/line_memo.hpp"
 #include "convert/render_cache.hpp"
@@ -139,8 +140,8 @@ size_t byte_of_cp(const std::string& s, size_t cp) {
   return s.size();
 }
 
-// The first piece of an assistant message (content, a call's name or argument) its rendered
-// target does not show, or "". Reasoning is not required: many templates never show it.
+}  // namespace
+
 std::string dropped_from_turn(const Value& message, std::string_view target) {
   Value one = detail::make_dict({{"messages", Value::list({message})}});
   for (const auto& w : chat::find_dropped(one, target))
@@ -148,9 +149,7 @@ std::string dropped_from_turn(const Value& message, std::string_view target) {
   return "";
 }
 
-struct Interval {
-  size_t begin, end;
-};
+namespace {
 
 struct TurnOutcome {
   TurnCheck check;
@@ -272,15 +271,6 @@ std::optional<Row> split_row(const std::vector<std::string>& roles, const std::v
   b[i + 1] = upto.size();
   return Row{upto, build_spans(roles, b, {{p, e}}), {}, 0, {}};
 }
-
-// A conversation ready to label: the context (kwargs and polyfills applied), its template, and
-// per message the loss override and the role.
-struct Conversation {
-  Value ctx, messages;
-  std::string template_name;
-  std::vector<std::optional<bool>> loss;
-  std::vector<std::string> roles;
-};
 
 }  // namespace
 
@@ -420,22 +410,11 @@ std::vector<RenderKey> label_keys(const std::vector<std::string>& roles, std::ve
   return keys;
 }
 
-// A turn whose served verdict rests on find_dropped (the texts themselves): the memo looks again
-// per conversation. target: where it looked, in the row's text.
-struct DroppedCheck {
-  size_t message = 0;
-  Interval target{0, 0};
-  std::string dropped;
-};
+}  // namespace
 
-// The labeling from the renders (in label_keys' order; the first one rendered): the row and the
-// turn checks into `out`. `locate(row, count, key)` finds the texts of a row (with
-// locate_texts). With `au`, the renders are a shape's marked renders (see Audit) and `drops`
-// collects the turns find_dropped decided.
 void decide(std::vector<chat::CaseResult>& rendered, const std::vector<size_t>& prompt_of, const Conversation& cv,
             bool generation, const LabelOptions& o, Labeled& out, std::string&& text_json,
-            const std::function<void(Row&, size_t, size_t)>& locate, Audit* au = nullptr,
-            std::vector<DroppedCheck>* drops = nullptr) {
+            const std::function<void(Row&, size_t, size_t)>& locate, Audit* au, std::vector<DroppedCheck>* drops) {
   const Value& messages = cv.messages;
   const std::vector<std::string>& roles = cv.roles;
   const size_t n = roles.size();
@@ -494,155 +473,6 @@ void decide(std::vector<chat::CaseResult>& rendered, const std::vector<size_t>& 
   out.rows.insert(out.rows.begin(), Row{std::move(full.text), std::move(spans), {}, 0, std::move(text_json)});
   if (locate) locate(out.rows.front(), n, 0);
 }
-
-// The place of byte `x` of a marked render (false: inside a marker).
-bool memo_pos(const MarkedRender& r, size_t x, MemoPos& out) {
-  for (size_t j = 0; j < r.pieces.size(); ++j)
-    if (r.pieces[j].begin <= x && x <= r.pieces[j].end) {
-      out = {j, x - r.pieces[j].begin};
-      return true;
-    }
-  return false;
-}
-
-// Whether find_dropped, having found everything of a turn in its marked target, finds it for any
-// texts (LabelMemo::MemoDropped::texts_found). A text it found is its marker, which stands where
-// the text will stand, inside the target; the rest (names, numbers) it must find again with the
-// texts empty and the markers' bytes made unmatchable, that is in the template's own bytes.
-// String `arguments` texts are parsed by find_dropped: listed to be looked at per conversation.
-void texts_found(const MarkedRender& first, const Value& message, const Value& marked_message,
-                 LabelMemo::MemoDropped& d) {
-  std::string target;
-  for (size_t j = d.begin.piece; j <= d.end.piece && j < first.pieces.size(); ++j) {
-    const Piece& p = first.pieces[j];
-    const size_t b = j == d.begin.piece ? p.begin + d.begin.at : p.begin;
-    const size_t e = j == d.end.piece ? p.begin + d.end.at : p.end;
-    target.append(first.marked, b, e - b);
-    if (j != d.end.piece && p.text >= 0) target += '\xFF';  // never part of a UTF-8 needle
-  }
-  const Value blank = chat::blank_message_texts(Value::list({message}));
-  if (!dropped_from_turn(blank.items()[0], target).empty()) return;
-  if (const Value* calls = field(marked_message, "tool_calls"); calls && calls->is_list())
-    for (const Value& call : calls->items()) {
-      const Value* fn = call.is_dict() ? field(call, "function") : nullptr;
-      const Value* args = fn && fn->is_dict() ? field(*fn, "arguments") : nullptr;
-      chat::MarkerAt at;
-      if (args && args->is_str() && chat::read_marker_at(args->str(), 0, at) && at.length == args->str().size())
-        d.string_arguments.push_back(at.index);
-      else if (args && args->is_str())
-        return;  // a string that is no text's marker (an empty one): looked at again
-    }
-  d.texts_found = true;
-}
-
-// The memo of a shape from its marked renders, or null when the audit fails.
-std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, const std::vector<size_t>& prompt_of,
-                                     const Conversation& cv, const LabelOptions& o) {
-  Audit au;
-  std::vector<chat::CaseResult> marked(shape.size());
-  for (size_t i = 0; i < shape.size(); ++i) {
-    const MarkedRender& r = shape[i];
-    marked[i].ok = r.ok;
-    marked[i].error = r.error;
-    marked[i].message = r.message;
-    marked[i].text = r.marked;
-  }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    Audit::Marked m{marked[i].text, {}};
-    const auto& ps = shape[i].pieces;
-    for (size_t j = 0; j + 1 < ps.size(); ++j)
-      if (ps[j].text >= 0)
-        m.markers.push_back({ps[j].end, ps[j + 1].begin, static_cast<size_t>(ps[j].text),
-                             ps[j].shown == chat::MarkerAt::Shown::json});
-    au.strings.push_back(std::move(m));
-  }
-  Conversation mcv;
-  mcv.messages = chat::mark_message_texts(cv.messages, true).messages;
-  mcv.loss = cv.loss;
-  mcv.roles = cv.roles;
-  Labeled l;
-  std::vector<DroppedCheck> drops;
-  decide(marked, prompt_of, mcv, false, o, l, std::string(), nullptr, &au, &drops);
-  if (!au.ok || l.rows.size() != 1) return nullptr;
-  for (const TurnCheck& t : l.turns)
-    if (!t.served && o.reason_details) return nullptr;  // the details quote the texts
-  auto m = std::make_unique<LabelMemo>();
-  m->loss = cv.loss;
-  m->conditions = std::move(au.conditions);
-  m->roles = cv.roles;
-  m->turns = l.turns;
-  const MarkedRender& first = shape.front();
-  for (const Span& sp : l.rows[0].spans) {
-    LabelMemo::MemoSpan ms{m->roles.size(), sp.train, {}, {}};
-    for (size_t r = 0; r < m->roles.size(); ++r)
-      if (m->roles[r] == sp.role) ms.role = r;
-    if (ms.role == m->roles.size() || !memo_pos(first, sp.begin, ms.begin) || !memo_pos(first, sp.end, ms.end))
-      return nullptr;
-    m->spans.push_back(ms);
-  }
-  for (const DroppedCheck& d : drops) {
-    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped, false, {}};
-    if (!memo_pos(first, d.target.begin, md.begin) || !memo_pos(first, d.target.end, md.end)) return nullptr;
-    if (d.dropped.empty()) texts_found(first, cv.messages.items()[d.message], mcv.messages.items()[d.message], md);
-    m->dropped.push_back(std::move(md));
-  }
-  return m;
-}
-
-// A conversation of a memoised shape labelled from the memo: `text` its row's text (the first
-// render put back, piece k starting at starts[k]). False (nothing changed) when the memo does not
-// cover it: other loss overrides, or find_dropped finding otherwise in its texts.
-bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<std::string_view>& texts,
-                const std::vector<size_t>& starts, std::string& text, std::string& text_json, Labeled& out) {
-  if (cv.loss != m.loss || !conditions_hold(m.conditions, texts)) return false;
-  auto at = [&](const MemoPos& p) { return starts[p.piece] + p.at; };
-  for (const LabelMemo::MemoDropped& d : m.dropped) {
-    if (d.texts_found && d.string_arguments.empty()) continue;  // holds for any texts
-    const size_t b = at(d.begin), e = at(d.end);
-    if (dropped_from_turn(cv.messages.items()[d.message], std::string_view(text).substr(b, e - b)) != d.dropped)
-      return false;
-  }
-  out.rows.resize(1);
-  Row& row = out.rows.front();
-  row.spans.clear();
-  row.spans.reserve(m.spans.size());
-  for (const LabelMemo::MemoSpan& s : m.spans)
-    row.spans.push_back(Span{m.roles[s.role], s.train, at(s.begin), at(s.end)});
-  row.text = std::move(text);
-  row.text_json = std::move(text_json);
-  out.turns = m.turns;
-  out.reused_renders = true;
-  return true;
-}
-
-// find_dropped on a call whose name shows (empty) and whose arguments are `arguments`.
-bool arguments_shown_in(std::string_view arguments, std::string_view target) {
-  const Value fn = detail::make_dict({{"name", Value::string("")}, {"arguments", Value::string(arguments)}});
-  const Value message = detail::make_dict({{"tool_calls", Value::list({detail::make_dict({{"function", fn}})})}});
-  return dropped_from_turn(message, target).empty();
-}
-
-bool same_labeled(const Labeled& a, const Labeled& b) {
-  if (a.rows.size() != 1 || b.rows.size() != 1 || a.turns.size() != b.turns.size()) return false;
-  const Row &x = a.rows[0], &y = b.rows[0];
-  if (x.text != y.text || x.text_json != y.text_json || x.spans.size() != y.spans.size()) return false;
-  for (size_t i = 0; i < x.spans.size(); ++i)
-    if (x.spans[i].role != y.spans[i].role || x.spans[i].train != y.spans[i].train ||
-        x.spans[i].begin != y.spans[i].begin || x.spans[i].end != y.spans[i].end)
-      return false;
-  for (size_t i = 0; i < a.turns.size(); ++i)
-    if (a.turns[i].message != b.turns[i].message || a.turns[i].served != b.turns[i].served ||
-        a.turns[i].reason != b.turns[i].reason)
-      return false;
-  return true;
-}
-
-}  // namespace
-
-bool arguments_shown(std::string_view arguments, std::string_view target) {
-  return arguments_shown_in(arguments, target);
-}
-
 
 bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
   if (!l.impl_->last_known.memo) return false;
