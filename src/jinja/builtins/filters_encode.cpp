@@ -316,7 +316,8 @@ bool safe_key_less(const Value& a, const Value& b) {
 }
 
 std::vector<std::pair<Value, Value>> sorted_items(const Value& d) {
-  std::vector<std::pair<Value, Value>> items = d.dict_obj().entries;
+  const DictEntries& entries = d.dict_obj().entries;
+  std::vector<std::pair<Value, Value>> items(entries.begin(), entries.end());
   std::stable_sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
     if (safe_key_less(x.first, y.first)) return true;
     if (safe_key_less(y.first, x.first)) return false;
