@@ -11,6 +11,7 @@
 #include "value/bigint.hpp"
 #include "value/escape_scan.hpp"
 #include "value/json.hpp"
+#include "value/json_value.hpp"
 
 namespace toolchat::json {
 
@@ -120,7 +121,8 @@ thread_local WriteBuffer write_buffer;
 
 class Writer {
  public:
-  Writer(std::string& out, const DumpOptions& o) : out_(out), o_(o), base_(out.size()) {
+  // `base`: bytes already in the output, which the size limit counts.
+  Writer(size_t base, const DumpOptions& o) : o_(o), base_(base) {
     if (o.separators) {
       item_sep_ = o.separators->first;
       key_sep_ = o.separators->second;
@@ -148,21 +150,13 @@ class Writer {
       buf_->size = 0;
     }
   }
-  // Writes v, then appends the text to out (also what was written before an error).
-  void run(const Value& v) {
-    try {
-      value(v, 0);
-    } catch (...) {
-      out_.append(b_, static_cast<size_t>(p_ - b_));
-      throw;
-    }
-    out_.append(b_, static_cast<size_t>(p_ - b_));
-  }
+  void value(const Value& v, int depth);
+  // What was written (valid until the writer is gone).
+  std::string_view text() const { return {b_, static_cast<size_t>(p_ - b_)}; }
 
  private:
-  std::string& out_;
   const DumpOptions& o_;
-  const size_t base_;  // out_'s size before the dump (the size limit counts it)
+  const size_t base_;
   std::string_view item_sep_, key_sep_;
   WriteBuffer* buf_;
   WriteBuffer own_;
@@ -192,7 +186,6 @@ class Writer {
     p_ += s.size();
   }
   void string(std::string_view s);
-  void value(const Value& v, int depth);
   void newline(int level) {
     const std::string& ind = *o_.indent;
     room(1 + static_cast<size_t>(level) * ind.size());
@@ -449,8 +442,22 @@ void append_escaped(std::string& out, std::string_view s, bool ensure_ascii) {
 }
 
 void dump(std::string& out, const Value& v, const DumpOptions& o) {
-  Writer w(out, o);
-  w.run(v);
+  Writer w(out.size(), o);
+  try {
+    w.value(v, 0);
+  } catch (...) {
+    out.append(w.text());  // what was written before the error, as documented
+    throw;
+  }
+  out.append(w.text());
+}
+
+Value dumps_value(const Value& v, const DumpOptions& o) {
+  Writer w(0, o);
+  w.value(v, 0);
+  Value out = Value::string(w.text());
+  if (o.ensure_ascii) out.str_obj()->ascii = 1;  // every other byte was escaped
+  return out;
 }
 
 std::string dumps(const Value& v, const DumpOptions& o) {
