@@ -64,6 +64,22 @@ struct Obj {
   static void operator delete(void* p, std::size_t n) noexcept;
 };
 
+// The per-thread block pool behind Obj (src/value/obj_pool.cpp), for storage that lives and dies
+// with an object: a dict's entries. Small blocks are recycled per thread, larger ones are malloc's.
+void* pool_allocate(std::size_t n);
+void pool_release(void* p, std::size_t n) noexcept;
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() noexcept = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(pool_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { pool_release(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const noexcept { return true; }
+};
+
 class Value;
 
 // a[0..n) == b[0..n), inline for the short strings templates compare most (dict keys, roles):
@@ -151,19 +167,30 @@ struct UndefinedObj final : Obj {
 
 class Value {
  public:
-  Value() noexcept : t_(Type::Undefined) { u_.p = nullptr; }
+  Value() noexcept : t_(Type::Undefined), heap_(false) { u_.p = nullptr; }
   ~Value() { release(); }
-  Value(const Value& o) noexcept : t_(o.t_), u_(o.u_) { retain(); }
-  Value(Value&& o) noexcept : t_(o.t_), u_(o.u_) { o.t_ = Type::None; }
+  Value(const Value& o) noexcept : t_(o.t_), heap_(o.heap_), u_(o.u_) { retain(); }
+  Value(Value&& o) noexcept : t_(o.t_), heap_(o.heap_), u_(o.u_) { o.t_ = Type::None; o.heap_ = false; }
   Value& operator=(const Value& o) noexcept {
     if (this != &o) { Value tmp(o); swap(tmp); }
     return *this;
   }
   Value& operator=(Value&& o) noexcept {
-    if (this != &o) { release(); t_ = o.t_; u_ = o.u_; o.t_ = Type::None; }
+    if (this != &o) {
+      release();
+      t_ = o.t_;
+      heap_ = o.heap_;
+      u_ = o.u_;
+      o.t_ = Type::None;
+      o.heap_ = false;
+    }
     return *this;
   }
-  void swap(Value& o) noexcept { std::swap(t_, o.t_); std::swap(u_, o.u_); }
+  void swap(Value& o) noexcept {
+    std::swap(t_, o.t_);
+    std::swap(heap_, o.heap_);
+    std::swap(u_, o.u_);
+  }
 
   static Value undefined() { return Value(); }
   static Value none() { Value v; v.t_ = Type::None; return v; }
@@ -188,7 +215,10 @@ class Value {
   static Value undefined_item(const Value& obj, const Value& key);
   static Value undefined_unsafe(std::string hint);
   // Takes ownership of a fresh heap object (rc 0).
-  explicit Value(Obj* o) noexcept;
+  explicit Value(Obj* o) noexcept : t_(type_of(o->kind)), heap_(true) {
+    u_.p = o;
+    ++o->rc;
+  }
 
   Type type() const { return t_; }
   bool is_undefined() const { return t_ == Type::Undefined; }
@@ -247,14 +277,23 @@ class Value {
   const Value& at(size_t index) const;
 
  private:
+  static constexpr Type type_of(ObjKind k) noexcept {
+    return k == ObjKind::Str ? Type::Str
+         : k == ObjKind::List ? Type::List
+         : k == ObjKind::Dict ? Type::Dict
+         : k == ObjKind::Undefined ? Type::Undefined : Type::Object;
+  }
+  // Whether the value holds a heap object is its own byte, so that the copies and destructions
+  // of plain values (the most common temporaries) cost one test, not a type range plus the
+  // Undefined-with-a-reason case.
   void retain() const noexcept {
-    if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) {
+    if (heap_) {
       Obj* p = u_.p;
       if (p->rc >= 0) ++p->rc;
     }
   }
   void release() noexcept {
-    if (t_ >= Type::Str || (t_ == Type::Undefined && u_.p)) {
+    if (heap_) {
       Obj* p = u_.p;
       if (p->rc >= 0 && --p->rc == 0) delete p;
     }
@@ -262,12 +301,17 @@ class Value {
   int64_t int_like_slow() const;   // bigint.cpp
   double bigint_to_double() const;  // bigint.cpp
   Type t_;
+  bool heap_;  // u_.p is a counted heap object (strings, lists, dicts, Undefined with a reason ...)
   union U { bool b; int64_t i; double f; Obj* p; } u_;
 };
 
 // Insertion-ordered dict keyed by Python equality (1 == 1.0 == True share a slot).
+// A dict's entries: their storage comes from the object pool, as the dict's own block does
+// (small dicts, such as a conversation's messages, are made and dropped by the dozen per call).
+using DictEntries = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
+
 struct DictObj final : Obj {
-  std::vector<std::pair<Value, Value>> entries;
+  DictEntries entries;
   DictObj() : Obj(ObjKind::Dict) {}
   const Value* find(const Value& key) const;
   const Value* find(std::string_view key) const;

@@ -61,7 +61,7 @@ class Reader {
   struct Frame {
     bool obj = false;
     std::vector<Value> items;                     // arrays
-    std::vector<std::pair<Value, Value>> entries;  // objects, first position of each key
+    DictEntries entries;                          // objects, first position of each key
     std::unique_ptr<std::unordered_map<std::string_view, size_t>> index;  // large objects
     Value key;                                    // pending key of an object
     void add(Value&& v);

@@ -11,6 +11,7 @@
 #include "value/bigint.hpp"
 #include "value/escape_scan.hpp"
 #include "value/json.hpp"
+#include "value/json_value.hpp"
 
 namespace toolchat::json {
 
@@ -70,9 +71,58 @@ size_t decode_wtf8(const unsigned char* p, size_t n, size_t i, uint32_t& cp) {
   return len;
 }
 
+// The escaped text of p[i..stop) written at d, which has room for six bytes per input byte plus
+// 24 (a character that starts before `stop` is read whole, up to n); i ends at or just past stop.
+char* escape_run(char* d, const unsigned char* p, size_t& i, size_t stop, size_t n, bool ensure_ascii) {
+  for (;;) {
+    const size_t plain = next_escape(p, i, stop, ensure_ascii);
+    std::memcpy(d, p + i, plain - i);
+    d += plain - i;
+    i = plain;
+    if (i >= stop) return d;
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      if (char e = short_escape(c)) {
+        *d++ = '\\';
+        *d++ = e;
+      } else {
+        d = put_u(d, c);  // other controls, and DEL with ensure_ascii
+      }
+      ++i;
+    } else {
+      uint32_t cp;
+      size_t len = decode_wtf8(p, n, i, cp);
+      if (len == 0) len = 1;  // invalid byte: written as U+FFFD
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        d = put_u(d, 0xD800 | (cp >> 10));
+        d = put_u(d, 0xDC00 | (cp & 0x3FF));
+      } else {
+        d = put_u(d, cp);
+      }
+      i += len;
+    }
+    if (i >= stop) return d;
+  }
+}
+
+// Escapes are written a slice of the input at a time, so that the room a slice needs stays small.
+constexpr size_t kSlice = size_t{1} << 15;
+
+// The writer's output buffer: the thread's, reused from one dump to the next (a dump is tens of
+// small pieces, and std::string's per-append bookkeeping and growth cost more than the bytes).
+// A dump inside a dump (none today) gets a buffer of its own.
+struct WriteBuffer {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  bool busy = false;
+};
+thread_local WriteBuffer write_buffer;
+
 class Writer {
  public:
-  Writer(std::string& out, const DumpOptions& o) : out_(out), o_(o) {
+  // `base`: bytes already in the output, which the size limit counts.
+  Writer(size_t base, const DumpOptions& o) : o_(o), base_(base) {
     if (o.separators) {
       item_sep_ = o.separators->first;
       key_sep_ = o.separators->second;
@@ -80,21 +130,74 @@ class Writer {
       item_sep_ = o.indent ? "," : ", ";
       key_sep_ = ": ";
     }
+    if (!write_buffer.busy) {
+      buf_ = &write_buffer;
+      buf_->busy = true;
+    } else {
+      buf_ = &own_;
+    }
+    if (!buf_->data) {
+      buf_->size = 4096;
+      buf_->data.reset(new char[buf_->size]);
+    }
+    b_ = p_ = buf_->data.get();
+    e_ = b_ + buf_->size;
+  }
+  ~Writer() {
+    buf_->busy = false;
+    if (buf_->size > (size_t{1} << 20)) {  // not kept for the thread's next dump
+      buf_->data.reset();
+      buf_->size = 0;
+    }
   }
   void value(const Value& v, int depth);
+  // What was written (valid until the writer is gone).
+  std::string_view text() const { return {b_, static_cast<size_t>(p_ - b_)}; }
 
  private:
-  std::string& out_;
   const DumpOptions& o_;
-  std::string item_sep_, key_sep_;
+  const size_t base_;
+  std::string_view item_sep_, key_sep_;
+  WriteBuffer* buf_;
+  WriteBuffer own_;
+  char *b_, *p_, *e_;  // buffer start, write position, end
 
+  void room(size_t n) {
+    if (static_cast<size_t>(e_ - p_) < n) grow(n);
+  }
+  [[gnu::noinline]] void grow(size_t n) {
+    const size_t used = static_cast<size_t>(p_ - b_);
+    const size_t size = std::max(buf_->size * 2, used + n + 4096);
+    std::unique_ptr<char[]> data(new char[size]);
+    std::memcpy(data.get(), b_, used);
+    buf_->data = std::move(data);
+    buf_->size = size;
+    b_ = buf_->data.get();
+    p_ = b_ + used;
+    e_ = b_ + size;
+  }
+  void put(char c) {
+    room(1);
+    *p_++ = c;
+  }
+  void put(std::string_view s) {
+    room(s.size());
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void string(std::string_view s);
   void newline(int level) {
-    out_ += '\n';
-    for (int k = 0; k < level; ++k) out_ += *o_.indent;
+    const std::string& ind = *o_.indent;
+    room(1 + static_cast<size_t>(level) * ind.size());
+    *p_++ = '\n';
+    for (int k = 0; k < level; ++k) {
+      std::memcpy(p_, ind.data(), ind.size());
+      p_ += ind.size();
+    }
     check_size();
   }
   void check_size() {
-    if (out_.size() > o_.max_bytes)
+    if (base_ + static_cast<size_t>(p_ - b_) > o_.max_bytes)
       throw Error(ErrorKind::LimitError, "JSON output exceeds the size limit (" + std::to_string(o_.max_bytes) + " bytes)");
   }
   void list(const std::vector<Value>& items, int depth);
@@ -103,31 +206,45 @@ class Writer {
   void key(const Value& k);
 };
 
+void Writer::string(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  const size_t first = next_escape(p, 0, n, o_.ensure_ascii);
+  room(first + 2);
+  *p_++ = '"';
+  std::memcpy(p_, s.data(), first);  // the plain start as it is: most texts and names are all plain
+  p_ += first;
+  for (size_t i = first; i < n;) {
+    const size_t stop = std::min(n, i + kSlice);
+    room(6 * (stop - i) + 24 + 1);
+    p_ = escape_run(p_, p, i, stop, n, o_.ensure_ascii);
+  }
+  put('"');
+}
+
 [[noreturn]] void not_serializable(const Value& v) {
   throw Error(ErrorKind::TypeError, std::string("Object of type ") + type_name(v) + " is not JSON serializable");
 }
 
 void Writer::number(double d) {
-  if (std::isnan(d)) out_ += "NaN";
-  else if (std::isinf(d)) out_ += d > 0 ? "Infinity" : "-Infinity";
-  else out_ += float_repr(d);
-}
-
-void append_int(std::string& out, int64_t i) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, i);
-  out.append(buf, r.ptr);
+  if (std::isnan(d)) put("NaN");
+  else if (std::isinf(d)) put(d > 0 ? "Infinity" : "-Infinity");
+  else put(float_repr(d));
 }
 
 void Writer::value(const Value& v, int depth) {
   if ((v.is_list() || v.is_dict()) && depth >= kMaxDepth)
     throw Error(ErrorKind::RecursionError, "maximum recursion depth exceeded while encoding a JSON object");
   switch (v.type()) {
-    case Type::None: out_ += "null"; return;
-    case Type::Bool: out_ += v.as_bool() ? "true" : "false"; return;
-    case Type::Int: append_int(out_, v.as_int()); return;
+    case Type::None: put("null"); return;
+    case Type::Bool: put(v.as_bool() ? "true" : "false"); return;
+    case Type::Int: {
+      room(24);
+      p_ = std::to_chars(p_, p_ + 24, v.as_int()).ptr;
+      return;
+    }
     case Type::Float: number(v.as_float()); return;
-    case Type::Str: dump_string(out_, v.str(), o_.ensure_ascii); return;
+    case Type::Str: string(v.str()); return;
     case Type::List: {
       ListKind k = v.list_obj().lkind;
       if (k != ListKind::List && k != ListKind::Tuple) not_serializable(v);
@@ -136,41 +253,52 @@ void Writer::value(const Value& v, int depth) {
     }
     case Type::Dict: dict(v.dict_obj(), depth); return;
     default:
-      if (v.is_bigint()) return int_str_append(out_, bigint_of(v));  // int.__repr__, 4300-digit limit
+      if (v.is_bigint()) {  // int.__repr__, 4300-digit limit
+        std::string digits;
+        int_str_append(digits, bigint_of(v));
+        return put(digits);
+      }
       not_serializable(v);  // Undefined, engine objects
   }
 }
 
 void Writer::list(const std::vector<Value>& items, int depth) {
-  if (items.empty()) { out_ += "[]"; return; }
-  out_ += '[';
+  if (items.empty()) { put("[]"); return; }
+  put('[');
   const bool ind = o_.indent.has_value();
   if (ind) newline(depth + 1);
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) {
-      out_ += item_sep_;
+      put(item_sep_);
       if (ind) newline(depth + 1);
     }
     value(items[i], depth + 1);
     check_size();
   }
   if (ind) newline(depth);
-  out_ += ']';
+  put(']');
 }
 
 // Python: str as is, float -> repr (NaN/Infinity), True/False -> true/false, None -> null, int.
 void Writer::key(const Value& k) {
   switch (k.type()) {
-    case Type::Str: dump_string(out_, k.str(), o_.ensure_ascii); return;
-    case Type::Float: out_ += '"'; number(k.as_float()); out_ += '"'; return;
-    case Type::Bool: out_ += k.as_bool() ? "\"true\"" : "\"false\""; return;
-    case Type::None: out_ += "\"null\""; return;
-    case Type::Int: out_ += '"'; append_int(out_, k.as_int()); out_ += '"'; return;
+    case Type::Str: string(k.str()); return;
+    case Type::Float: put('"'); number(k.as_float()); put('"'); return;
+    case Type::Bool: put(k.as_bool() ? "\"true\"" : "\"false\""); return;
+    case Type::None: put("\"null\""); return;
+    case Type::Int:
+      room(26);
+      *p_++ = '"';
+      p_ = std::to_chars(p_, p_ + 24, k.as_int()).ptr;
+      *p_++ = '"';
+      return;
     default:
       if (k.is_bigint()) {
-        out_ += '"';
-        int_str_append(out_, bigint_of(k));
-        out_ += '"';
+        std::string digits;
+        int_str_append(digits, bigint_of(k));
+        put('"');
+        put(digits);
+        put('"');
         return;
       }
       throw Error(ErrorKind::TypeError,
@@ -253,17 +381,17 @@ void python_sort(std::vector<Entry>& v) {
 }
 
 void Writer::dict(const DictObj& d, int depth) {
-  if (d.entries.empty()) { out_ += "{}"; return; }
-  out_ += '{';
+  if (d.entries.empty()) { put("{}"); return; }
+  put('{');
   const bool ind = o_.indent.has_value();
   if (ind) newline(depth + 1);
   auto emit = [&](const std::pair<Value, Value>& e, bool first) {
     if (!first) {
-      out_ += item_sep_;
+      put(item_sep_);
       if (ind) newline(depth + 1);
     }
     key(e.first);
-    out_ += key_sep_;
+    put(key_sep_);
     value(e.second, depth + 1);
     check_size();
   };
@@ -277,7 +405,7 @@ void Writer::dict(const DictObj& d, int depth) {
     for (size_t i = 0; i < d.entries.size(); ++i) emit(d.entries[i], i == 0);
   }
   if (ind) newline(depth);
-  out_ += '}';
+  put('}');
 }
 
 }  // namespace
@@ -298,7 +426,6 @@ void append_escaped(std::string& out, std::string_view s, bool ensure_ascii) {
   const size_t first = next_escape(p, 0, n, ensure_ascii);
   out.append(s.data(), first);  // the plain start as it is: most texts and names are all plain
   if (first == n) return;
-  constexpr size_t kSlice = size_t{1} << 15;
   thread_local std::unique_ptr<char[]> scratch;
   thread_local size_t scratch_size = 0;
   for (size_t i = first; i < n;) {
@@ -309,44 +436,28 @@ void append_escaped(std::string& out, std::string_view s, bool ensure_ascii) {
       scratch.reset(new char[scratch_size]);
     }
     char* const start = scratch.get();
-    char* d = start;
-    for (;;) {
-      const size_t plain = next_escape(p, i, stop, ensure_ascii);
-      std::memcpy(d, p + i, plain - i);
-      d += plain - i;
-      i = plain;
-      if (i >= stop) break;
-      const unsigned char c = p[i];
-      if (c < 0x80) {
-        if (char e = short_escape(c)) {
-          *d++ = '\\';
-          *d++ = e;
-        } else {
-          d = put_u(d, c);  // other controls, and DEL with ensure_ascii
-        }
-        ++i;
-      } else {
-        uint32_t cp;
-        size_t len = decode_wtf8(p, n, i, cp);
-        if (len == 0) len = 1;  // invalid byte: written as U+FFFD
-        if (cp >= 0x10000) {
-          cp -= 0x10000;
-          d = put_u(d, 0xD800 | (cp >> 10));
-          d = put_u(d, 0xDC00 | (cp & 0x3FF));
-        } else {
-          d = put_u(d, cp);
-        }
-        i += len;
-      }
-      if (i >= stop) break;
-    }
+    char* const d = escape_run(start, p, i, stop, n, ensure_ascii);
     out.append(start, static_cast<size_t>(d - start));
   }
 }
 
 void dump(std::string& out, const Value& v, const DumpOptions& o) {
-  Writer w(out, o);
+  Writer w(out.size(), o);
+  try {
+    w.value(v, 0);
+  } catch (...) {
+    out.append(w.text());  // what was written before the error, as documented
+    throw;
+  }
+  out.append(w.text());
+}
+
+Value dumps_value(const Value& v, const DumpOptions& o) {
+  Writer w(0, o);
   w.value(v, 0);
+  Value out = Value::string(w.text());
+  if (o.ensure_ascii) out.str_obj()->ascii = 1;  // every other byte was escaped
+  return out;
 }
 
 std::string dumps(const Value& v, const DumpOptions& o) {

@@ -26,7 +26,7 @@ namespace toolchat {
 namespace {
 
 constexpr size_t kGrain = 16;
-constexpr size_t kClasses = 12;      // blocks of 16, 32 ... 192 bytes; larger ones go to malloc
+constexpr size_t kClasses = 16;      // blocks of 16, 32 ... 256 bytes; larger ones go to malloc
 constexpr uint32_t kKeepPerClass = 512;
 
 struct FreeBlock {
@@ -37,9 +37,11 @@ struct FreeBlock {
 // Value in a thread_local or static object may be dropped after the Drain below).
 struct Lists {
   FreeBlock* head[kClasses];
-  uint32_t count[kClasses];
+  // How many more blocks a class may keep. Zero until the thread's first kept block registers
+  // the Drain (then kKeepPerClass less what the list holds), and zero again once the thread is
+  // ending: so the free path tests one counter.
+  uint32_t room[kClasses];
   bool drain_registered;
-  bool closed;  // the thread is ending: blocks go back to malloc
 };
 // initial-exec: in the Python extension (a shared object) the default TLS model calls
 // __tls_get_addr on every access, which cost ~4% of Template.apply; the lists are small enough
@@ -48,27 +50,36 @@ __attribute__((tls_model("initial-exec"))) thread_local Lists lists;
 
 struct Drain {
   ~Drain() {
-    lists.closed = true;
     for (size_t c = 0; c < kClasses; ++c) {
+      lists.room[c] = 0;  // blocks freed from now on go back to malloc
       while (FreeBlock* b = lists.head[c]) {
         lists.head[c] = b->next;
         ::operator delete(b);
       }
-      lists.count[c] = 0;
     }
   }
 };
 
 size_t class_of(size_t n) { return (n + kGrain - 1) / kGrain - 1; }
 
+// The thread's first block to keep: registers the Drain that frees the lists when it ends.
+[[gnu::noinline]] bool open_lists() {
+  if (lists.drain_registered) return false;  // the thread is ending
+  lists.drain_registered = true;
+  thread_local Drain drain;  // constructed here, once per thread: registers its destructor
+  (void)drain;
+  for (size_t c = 0; c < kClasses; ++c) lists.room[c] = kKeepPerClass;
+  return true;
+}
+
 }  // namespace
 
-void* Obj::operator new(size_t n) {
+void* pool_allocate(size_t n) {
   size_t c = class_of(n);
   if (c < kClasses) {
     if (FreeBlock* b = lists.head[c]) {
       lists.head[c] = b->next;
-      --lists.count[c];
+      ++lists.room[c];
       return b;
     }
     return ::operator new((c + 1) * kGrain);
@@ -76,18 +87,13 @@ void* Obj::operator new(size_t n) {
   return ::operator new(n);
 }
 
-void Obj::operator delete(void* p, size_t n) noexcept {
+void pool_release(void* p, size_t n) noexcept {
   size_t c = class_of(n);
-  if (c < kClasses && lists.count[c] < kKeepPerClass && !lists.closed) {
-    if (!lists.drain_registered) [[unlikely]] {
-      lists.drain_registered = true;
-      thread_local Drain drain;  // constructed here, once per thread: registers its destructor
-      (void)drain;
-    }
+  if (c < kClasses && (lists.room[c] != 0 || (!lists.drain_registered && open_lists()))) {
     auto* b = static_cast<FreeBlock*>(p);
     b->next = lists.head[c];
     lists.head[c] = b;
-    ++lists.count[c];
+    --lists.room[c];
     return;
   }
   ::operator delete(p);
@@ -95,23 +101,26 @@ void Obj::operator delete(void* p, size_t n) noexcept {
 
 #else
 
-void* Obj::operator new(size_t n) { return ::operator new(n); }
-void Obj::operator delete(void* p, size_t) noexcept { ::operator delete(p); }
+void* pool_allocate(size_t n) { return ::operator new(n); }
+void pool_release(void* p, size_t) noexcept { ::operator delete(p); }
 
 #endif
+
+void* Obj::operator new(size_t n) { return pool_allocate(n); }
+void Obj::operator delete(void* p, size_t n) noexcept { pool_release(p, n); }
 
 // A string's block: [size_t block size][StrObj][bytes][NUL]; the size word sits before the object
 // so that operator delete can read it once the destructor has run.
 void* StrObj::operator new(size_t n, Extra e) {
   const size_t total = sizeof(size_t) + n + e.n + 1;
-  auto* block = static_cast<size_t*>(Obj::operator new(total));
+  auto* block = static_cast<size_t*>(pool_allocate(total));
   *block = total;
   return block + 1;
 }
 
 void StrObj::operator delete(void* p) noexcept {
   size_t* block = static_cast<size_t*>(p) - 1;
-  Obj::operator delete(block, *block);
+  pool_release(block, *block);
 }
 
 void StrObj::operator delete(void* p, Extra) noexcept { StrObj::operator delete(p); }

@@ -4,18 +4,6 @@
 
 namespace toolchat {
 
-Value::Value(Obj* o) noexcept {
-  switch (o->kind) {
-    case ObjKind::Str: t_ = Type::Str; break;
-    case ObjKind::List: t_ = Type::List; break;
-    case ObjKind::Dict: t_ = Type::Dict; break;
-    case ObjKind::Undefined: t_ = Type::Undefined; break;
-    default: t_ = Type::Object; break;
-  }
-  u_.p = o;
-  ++o->rc;
-}
-
 bool StrObj::is_ascii() {
   if (ascii < 0) {
     ascii = 1;

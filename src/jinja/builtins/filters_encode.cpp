@@ -6,6 +6,7 @@
 
 #include "jinja/builtins/filters_impl.hpp"
 #include "value/json.hpp"
+#include "value/json_value.hpp"
 #include "value/pyformat.hpp"
 #include "value/pystr.hpp"
 #include "value/unicode.hpp"
@@ -59,10 +60,10 @@ Value f_tojson(Renderer& r, const Value& v, CallArgs& a) {
   }
   o.sort_keys = b.has(3) && truthy(b.get(3));
   o.max_bytes = r.limits().max_value_bytes;
-  std::string out = json::dumps(v, o);
-  r.charge(out.size() / 2 + 1);  // serializing: a few steps per value printed
-  check_size(r, out.size(), "tojson");
-  return Value::string(std::move(out));
+  Value out = json::dumps_value(v, o);
+  r.charge(out.str().size() / 2 + 1);  // serializing: a few steps per value printed
+  check_size(r, out.str().size(), "tojson");
+  return out;
 }
 
 // ---- URLs ----
@@ -316,7 +317,8 @@ bool safe_key_less(const Value& a, const Value& b) {
 }
 
 std::vector<std::pair<Value, Value>> sorted_items(const Value& d) {
-  std::vector<std::pair<Value, Value>> items = d.dict_obj().entries;
+  const DictEntries& entries = d.dict_obj().entries;
+  std::vector<std::pair<Value, Value>> items(entries.begin(), entries.end());
   std::stable_sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
     if (safe_key_less(x.first, y.first)) return true;
     if (safe_key_less(y.first, x.first)) return false;
