@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 """Render/compile benchmark: toolchat against its peers on the same (template, context) pairs.
 
-  compare.py [--ours "BUILD/toolchat"] [--pairs bench/out/pairs.jsonl] [--repeat R]
+  compare.py [--ours "BUILD/toolchat"] [--pairs bench/out/pairs.jsonl] [--repeat R] [--rounds K]
              [--peers jinja2,hf-jinja,minijinja] [--out-dir bench/out]
 
 Runs, one after the other (never concurrently, so they don't disturb each other's timing):
+  toolchat    OURS render --batch PAIRS --repeat R (skipped when the binary is missing)
   jinja2      python3 bench/peers/jinja2_bench.py  (the oracle's environment, tests/oracle/hf_render.py)
   hf-jinja    node bench/peers/hf_jinja.mjs        (@huggingface/jinja)
   minijinja   node bench/peers/minijinja.mjs       (minijinja-js)
-  toolchat    OURS render --batch PAIRS --repeat R (skipped when the binary is missing)
 
-Each engine's per-pair results land in bench/out/render_<engine>.jsonl. The summary table, printed
+Rounds: that sequence is one round, run K times (--rounds, BENCH_ROUNDS, default 3), so the engines'
+passes alternate (toolchat, peers, toolchat, peers, ...) and a slow spell of the machine lands on
+both sides rather than on one engine's whole pass. Each pass is a fresh process that warms up every
+pair itself. Per pair and engine, render_us and compile_us are the median over the rounds of that
+round's value, and the pair counts as rendered / matching the oracle only when it did so in every
+round. The summary is computed from those per-pair values; each round's own medians and ratios are
+listed beside it (field "rounds"), so the spread between rounds is visible.
+
+Each engine's per-pair results land in bench/out/render_<engine>.jsonl (the combined values, with
+"render_us_rounds"), each round's in render_<engine>.round<N>.jsonl. The summary table, printed
 and written to bench/out/render_compare.md (Markdown) and bench/out/render_compare.json, has per
 engine: pairs rendered, golden match % (text equal to the oracle's, over all pairs), median and p90
 render_us over the pairs it rendered, median compile_us over distinct templates, and the ratios
 peer / toolchat: of the medians, and the median of per-pair (per-template for compile) ratios over
-the pairs both rendered.
+the pairs both rendered; with more than one round also the render median and ratio of each round.
 
 toolchat's side of the contract: `toolchat render --batch PAIRS --repeat R` prints one JSON line
 per input line, in input order: {"id", "text", "generation_spans", "render_us", "compile_us"}
@@ -85,12 +94,16 @@ def package_version(name):
         return None
 
 
-def run_peer(key, args, ids):
+def round_path(args, key, rnd):
+    return os.path.join(args.out_dir, f"render_{key}.round{rnd}.jsonl")
+
+
+def run_peer(key, args, rnd):
     label, cmd = PEERS[key]
-    out = os.path.join(args.out_dir, f"render_{key}.jsonl")
+    out = round_path(args, key, rnd)
     cmd = cmd(args) + [args.pairs, "--expected", args.expected, "--out", out,
                        "--repeat", str(args.repeat), "--budget-ms", str(args.budget_ms)]
-    print(f"[compare] {label}: {' '.join(shlex.quote(c) for c in cmd)}", file=sys.stderr, flush=True)
+    print(f"[compare] {label} (round {rnd}): {' '.join(shlex.quote(c) for c in cmd)}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
     try:
         proc = subprocess.run(cmd, timeout=args.timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -102,19 +115,19 @@ def run_peer(key, args, ids):
     if proc.returncode != 0:
         return None, f"{label}: exit {proc.returncode}: {proc.stderr.strip()[-2000:]}"
     rows = read_jsonl(out)
-    print(f"[compare] {label}: {len(rows)} pairs in {dt:.1f}s", file=sys.stderr, flush=True)
+    print(f"[compare] {label} (round {rnd}): {len(rows)} pairs in {dt:.1f}s", file=sys.stderr, flush=True)
     return {r["id"]: r for r in rows}, None
 
 
-def run_ours(args, expected):
+def run_ours(args, expected, rnd):
     cmd = shlex.split(args.ours)
     exe = cmd[0]
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)) and not shutil.which(exe):
         print(f"[compare] toolchat: {exe} not found; showing the peers only", file=sys.stderr)
         return None, None
     cmd = cmd + ["render", "--batch", args.pairs, "--repeat", str(args.repeat)]
-    print(f"[compare] toolchat: {' '.join(shlex.quote(c) for c in cmd)}", file=sys.stderr, flush=True)
-    raw = os.path.join(args.out_dir, "render_toolchat_raw.jsonl")
+    print(f"[compare] toolchat (round {rnd}): {' '.join(shlex.quote(c) for c in cmd)}", file=sys.stderr, flush=True)
+    raw = os.path.join(args.out_dir, "render_toolchat_raw.jsonl")  # texts: the last round's (checked every round)
     t0 = time.monotonic()
     try:
         with open(raw, "w", encoding="utf-8") as f:
@@ -138,11 +151,48 @@ def run_ours(args, expected):
         if ok and r.get("render_us") is None:
             res["error"] = "no render_us in output (is --repeat implemented?)"
         results[res["id"]] = res
-    with open(os.path.join(args.out_dir, "render_toolchat.jsonl"), "w", encoding="utf-8") as f:
-        for r in results.values():
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    print(f"[compare] toolchat: {len(results)} pairs in {dt:.1f}s (exit {proc.returncode})", file=sys.stderr, flush=True)
+    write_jsonl(round_path(args, OURS, rnd), results.values())
+    print(f"[compare] toolchat (round {rnd}): {len(results)} pairs in {dt:.1f}s (exit {proc.returncode})",
+          file=sys.stderr, flush=True)
     return results, None
+
+
+def write_jsonl(path, rows):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+def combine_rounds(rounds, ids):
+    """One engine's per-pair results over its rounds: the median of the rounds' render_us and
+    compile_us; rendered / matching the oracle only when it was so in every round."""
+    out = {}
+    for i in ids:
+        rows = [r.get(i) for r in rounds]
+        present = [r for r in rows if r]
+        if not present:
+            continue
+        c = dict(present[0])
+        ok = len(present) == len(rows) and all(r.get("ok") and r.get("render_us") is not None for r in rows)
+        c["render_us_rounds"] = [r.get("render_us") if r else None for r in rows]
+        c["render_us"] = med(c["render_us_rounds"]) if ok else None
+        c["compile_us"] = med([r.get("compile_us") for r in present])
+        c["ok"] = ok
+        c["matches_golden"] = ok and all(r.get("matches_golden") for r in rows)
+        if any("spans_match" in r for r in present):
+            c["spans_match"] = ok and all(r.get("spans_match") for r in rows)
+        if not ok and "error" not in c:
+            errs = [r["error"] for r in present if r.get("error")]
+            done = sum(1 for r in rows if r and r.get("ok"))
+            c["error"] = errs[0] if errs else f"rendered in {done} of {len(rows)} rounds"
+        out[i] = c
+    return out
+
+
+ROUND_FIELDS = ("render_us_median", "compile_us_median", "golden_match", "render_ratio_of_medians",
+                "render_ratio_median_per_pair", "compile_ratio_of_medians")
 
 
 def summarize(key, label, res, ids, ours):
@@ -190,11 +240,17 @@ def fmt(x, kind):
     return str(x)
 
 
-def table(summaries, have_ours):
+def per_round(s, field, kind):
+    return " / ".join("failed" if r.get("failed") else fmt(r.get(field), kind) for r in s.get("rounds", []))
+
+
+def table(summaries, have_ours, rounds):
     head = ["engine", "rendered", "golden match", "render µs median", "render µs p90", "compile µs median"]
     if have_ours:
         head += ["render ratio (medians)", "render ratio (median per pair)",
                  "compile ratio (medians)", "compile ratio (median per template)"]
+    if rounds > 1:
+        head += ["render µs median per round"] + (["render ratio (medians) per round"] if have_ours else [])
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for s in summaries:
         cells = [s["label"], f"{s['rendered']}/{s['pairs']}", fmt(s["golden_match_pct"], "pct"),
@@ -205,6 +261,11 @@ def table(summaries, have_ours):
             else:
                 cells += [fmt(s.get("render_ratio_of_medians"), "ratio"), fmt(s.get("render_ratio_median_per_pair"), "ratio"),
                           fmt(s.get("compile_ratio_of_medians"), "ratio"), fmt(s.get("compile_ratio_median_per_template"), "ratio")]
+        if rounds > 1:
+            cells.append(per_round(s, "render_us_median", "us"))
+            if have_ours:
+                cells.append(" / ".join("1x" for _ in s["rounds"]) if s["engine"] == OURS
+                             else per_round(s, "render_ratio_of_medians", "ratio"))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -222,8 +283,12 @@ def main():
                     help="peers stop repeating a pair after this much render time (min 3 reps)")
     ap.add_argument("--peers", default=os.environ.get("BENCH_PEERS", ",".join(PEERS)),
                     help="comma-separated subset of " + ",".join(PEERS) + " (empty: none)")
+    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")),
+                    help="full passes per engine, alternating between the engines; per pair the median over them")
     ap.add_argument("--timeout", type=float, default=300, help="seconds allowed per engine run")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     args.expected = args.expected or os.path.join(os.path.dirname(os.path.abspath(args.pairs)), "expected.jsonl")
     os.makedirs(args.out_dir, exist_ok=True)
 
@@ -233,25 +298,59 @@ def main():
     expected = {e["id"]: e for e in read_jsonl(args.expected)} if os.path.exists(args.expected) else {}
 
     failures = []
-    ours = None
-    ours_res, err = run_ours(args, expected)
-    if err:
-        failures.append(err)
-    if ours_res is not None:
-        s, per_tpl = summarize(OURS, "toolchat (C++)", ours_res, ids, None)
-        ours = {"res": ours_res, "tpl": per_tpl, "summary": s}
-
-    summaries = [ours["summary"]] if ours else []
-    for key in [p.strip() for p in args.peers.split(",") if p.strip()]:
+    keys = [p.strip() for p in args.peers.split(",") if p.strip()]
+    for key in keys:
         if key not in PEERS:
             sys.exit(f"compare: unknown peer {key!r}; have {','.join(PEERS)}")
-        res, err = run_peer(key, args, ids)
+    for e in [OURS] + keys:  # a previous run's extra rounds would read as this run's
+        for n in range(args.rounds + 1, 1000):
+            if not os.path.exists(round_path(args, e, n)):
+                break
+            os.remove(round_path(args, e, n))
+    # Full passes alternate: toolchat, the peers, toolchat, the peers, ...
+    per_round = []  # per round: {engine: {id: row}}
+    for rnd in range(1, args.rounds + 1):
+        got = {}
+        res, err = run_ours(args, expected, rnd)
         if err:
-            failures.append(err)
-            continue
-        summaries.append(summarize(key, PEERS[key][0], res, ids, ours)[0])
+            failures.append(f"round {rnd}: {err}")
+        if res is not None:
+            got[OURS] = res
+        for key in keys:
+            res, err = run_peer(key, args, rnd)
+            if err:
+                failures.append(f"round {rnd}: {err}")
+            else:
+                got[key] = res
+        per_round.append(got)
 
-    md = table(summaries, ours is not None)
+    def ours_of(results):
+        if OURS not in results:
+            return None
+        s, per_tpl = summarize(OURS, "toolchat (C++)", results[OURS], ids, None)
+        return {"res": results[OURS], "tpl": per_tpl, "summary": s}
+
+    engines = [e for e in [OURS] + keys if any(e in r for r in per_round)]
+    combined = {}
+    for e in engines:
+        combined[e] = combine_rounds([r[e] for r in per_round if e in r], ids)
+        write_jsonl(os.path.join(args.out_dir, f"render_{e}.jsonl"), combined[e].values())
+    ours = ours_of(combined)
+    round_ours = [ours_of(r) for r in per_round]
+    summaries = []
+    for e in engines:
+        label = "toolchat (C++)" if e == OURS else PEERS[e][0]
+        s = ours["summary"] if e == OURS else summarize(e, label, combined[e], ids, ours)[0]
+        s["rounds"] = []
+        for rnd, (results, o) in enumerate(zip(per_round, round_ours), 1):
+            if e not in results:
+                s["rounds"].append({"round": rnd, "failed": True})
+                continue
+            rs = o["summary"] if e == OURS else summarize(e, label, results[e], ids, o)[0]
+            s["rounds"].append({"round": rnd, **{k: rs[k] for k in ROUND_FIELDS if k in rs}})
+        summaries.append(s)
+
+    md = table(summaries, ours is not None, args.rounds)
     cpu = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -267,8 +366,10 @@ def main():
     env = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu, "cores": os.cpu_count(),
            "python": platform.python_version(), "jinja2": j2, "node": node,
            "@huggingface/jinja": package_version("@huggingface/jinja"), "minijinja-js": package_version("minijinja-js"),
-           "pairs": len(ids), "repeat": args.repeat, "budget_ms": args.budget_ms}
-    note = (f"{len(ids)} corpus pairs the oracle renders; render = median of up to {args.repeat} warm renders "
+           "pairs": len(ids), "repeat": args.repeat, "budget_ms": args.budget_ms, "rounds": args.rounds}
+    rounds_note = (f"per pair the median over {args.rounds} rounds (each engine's passes alternating) of the "
+                   if args.rounds > 1 else "")
+    note = (f"{len(ids)} corpus pairs the oracle renders; render = {rounds_note}median of up to {args.repeat} warm renders "
             f"after 1 warm-up (template compiled once); compile = median over distinct templates. "
             f"Golden match: output text equal to the oracle's. Ratios: engine / toolchat (higher = toolchat faster). "
             f"{cpu}, {os.cpu_count()} cores; Python {env['python']} + Jinja2 {j2}; Node {node}; "
