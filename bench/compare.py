@@ -2,7 +2,7 @@
 """Render/compile benchmark: toolchat against its peers on the same (template, context) pairs.
 
   compare.py [--ours "BUILD/toolchat"] [--pairs bench/out/pairs.jsonl] [--repeat R] [--rounds K]
-             [--peers jinja2,hf-jinja,minijinja] [--out-dir bench/out]
+             [--combine min|median] [--peers jinja2,hf-jinja,minijinja] [--out-dir bench/out]
 
 Runs, one after the other (never concurrently, so they don't disturb each other's timing):
   toolchat    OURS render --batch PAIRS --repeat R (skipped when the binary is missing)
@@ -13,7 +13,8 @@ Runs, one after the other (never concurrently, so they don't disturb each other'
 Rounds: that sequence is one round, run K times (--rounds, BENCH_ROUNDS, default 3), so the engines'
 passes alternate (toolchat, peers, toolchat, peers, ...) and a slow spell of the machine lands on
 both sides rather than on one engine's whole pass. Each pass is a fresh process that warms up every
-pair itself. Per pair and engine, render_us and compile_us are the median over the rounds of that
+pair itself. Per pair and engine, render_us and compile_us are the minimum (--combine min, the
+default: interference only ever adds time) or the median (--combine median) over the rounds of that
 round's value, and the pair counts as rendered / matching the oracle only when it did so in every
 round. The summary is computed from those per-pair values; each round's own medians and ratios are
 listed beside it (field "rounds"), so the spread between rounds is visible.
@@ -165,9 +166,13 @@ def write_jsonl(path, rows):
     os.replace(tmp, path)
 
 
-def combine_rounds(rounds, ids):
-    """One engine's per-pair results over its rounds: the median of the rounds' render_us and
-    compile_us; rendered / matching the oracle only when it was so in every round."""
+COMBINE = {"min": min, "median": statistics.median}
+
+
+def combine_rounds(rounds, ids, how):
+    """One engine's per-pair results over its rounds: the min or median (how) of the rounds'
+    render_us and compile_us; rendered / matching the oracle only when it was so in every round."""
+    pick = COMBINE[how]
     out = {}
     for i in ids:
         rows = [r.get(i) for r in rounds]
@@ -177,8 +182,9 @@ def combine_rounds(rounds, ids):
         c = dict(present[0])
         ok = len(present) == len(rows) and all(r.get("ok") and r.get("render_us") is not None for r in rows)
         c["render_us_rounds"] = [r.get("render_us") if r else None for r in rows]
-        c["render_us"] = med(c["render_us_rounds"]) if ok else None
-        c["compile_us"] = med([r.get("compile_us") for r in present])
+        c["render_us"] = pick(c["render_us_rounds"]) if ok else None
+        compiles = [r["compile_us"] for r in present if r.get("compile_us") is not None]
+        c["compile_us"] = pick(compiles) if compiles else None
         c["ok"] = ok
         c["matches_golden"] = ok and all(r.get("matches_golden") for r in rows)
         if any("spans_match" in r for r in present):
@@ -285,6 +291,8 @@ def main():
                     help="comma-separated subset of " + ",".join(PEERS) + " (empty: none)")
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")),
                     help="full passes per engine, alternating between the engines; per pair the median over them")
+    ap.add_argument("--combine", choices=sorted(COMBINE), default=os.environ.get("BENCH_COMBINE", "min"),
+                    help="per pair, the rounds' fastest (min, default) or middle (median) value")
     ap.add_argument("--timeout", type=float, default=300, help="seconds allowed per engine run")
     args = ap.parse_args()
     if args.rounds < 1:
@@ -333,7 +341,7 @@ def main():
     engines = [e for e in [OURS] + keys if any(e in r for r in per_round)]
     combined = {}
     for e in engines:
-        combined[e] = combine_rounds([r[e] for r in per_round if e in r], ids)
+        combined[e] = combine_rounds([r[e] for r in per_round if e in r], ids, args.combine)
         write_jsonl(os.path.join(args.out_dir, f"render_{e}.jsonl"), combined[e].values())
     ours = ours_of(combined)
     round_ours = [ours_of(r) for r in per_round]
@@ -366,8 +374,9 @@ def main():
     env = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu, "cores": os.cpu_count(),
            "python": platform.python_version(), "jinja2": j2, "node": node,
            "@huggingface/jinja": package_version("@huggingface/jinja"), "minijinja-js": package_version("minijinja-js"),
-           "pairs": len(ids), "repeat": args.repeat, "budget_ms": args.budget_ms, "rounds": args.rounds}
-    rounds_note = (f"per pair the median over {args.rounds} rounds (each engine's passes alternating) of the "
+           "pairs": len(ids), "repeat": args.repeat, "budget_ms": args.budget_ms, "rounds": args.rounds,
+           "combine": args.combine}
+    rounds_note = (f"per pair the {args.combine} over {args.rounds} rounds (each engine's passes alternating) of the "
                    if args.rounds > 1 else "")
     note = (f"{len(ids)} corpus pairs the oracle renders; render = {rounds_note}median of up to {args.repeat} warm renders "
             f"after 1 warm-up (template compiled once); compile = median over distinct templates. "

@@ -16,7 +16,7 @@
 #   8. measures the gateway's overhead with wrk (bench/gateway.sh, bench/out/gateway.md)
 # Environment: BENCH_REPEAT (warm renders per pair, default 50), BENCH_BUDGET_MS (per-pair render
 # time cap for the peers, default 40), BENCH_ROUNDS (alternating passes of the render comparison,
-# default 3; per pair the median over them), BENCH_PEERS (subset, e.g. "jinja2,minijinja"),
+# default 3; per pair the fastest of them, or the middle one with BENCH_COMBINE=median), BENCH_PEERS (subset, e.g. "jinja2,minijinja"),
 # BENCH_GBENCH_ARGS (extra Google Benchmark flags), TOOLCHAT_CORPUS / TOOLCHAT_ORACLE (override
 # tests/corpus and tests/oracle/hf_render.py).
 # Exits non-zero when a step fails (a missing toolchat binary is not a failure: peers only).
