@@ -8,7 +8,8 @@
 #   4. runs every Google Benchmark binary BUILD_DIR/bench/bench_* (JSON copies in bench/out/)
 #   5. times `toolchat convert` on 100,000 conversations made from the corpus contexts next to the
 #      oracle's rendering of the same rows (bench/convert_bench.py -> bench/out/convert_bench.md);
-#      BENCH_CONVERT_ROWS / BENCH_CONVERT_ORACLE_ROWS change the counts
+#      BENCH_CONVERT_ROWS / BENCH_CONVERT_ORACLE_ROWS / BENCH_CONVERT_JINJA2_ROWS change the counts,
+#      BENCH_CONVERT_ROUNDS the rounds (default 3; each side its fastest round)
 #   6. times tokenizer loading and encoding against Hugging Face tokenizers (bench/tokenize_bench.py ->
 #      bench/out/tokenize_load.md, bench/out/tokenize.md; GGUF load rows when make e2e wrote build-e2e/models)
 #   7. times the Python module (Debian's /usr/bin/python3): Template.apply against Jinja2 compiled
