@@ -592,6 +592,17 @@ char* put_number(char* buf, const char (&label)[N], size_t n) {
 
 }  // namespace
 
+void append_span_rest(std::string& out, bool train, size_t start, size_t end, size_t byte_start, size_t byte_end) {
+  out += train ? ", \"train\": true" : ", \"train\": false";
+  char buf[192];  // the four labels (57 bytes) and four numbers of at most 20 digits, then "}"
+  char* e = put_number(buf, ", \"start\": ", start);
+  e = put_number(e, ", \"end\": ", end);
+  e = put_number(e, ", \"byte_start\": ", byte_start);
+  e = put_number(e, ", \"byte_end\": ", byte_end);
+  *e++ = '}';
+  out.append(buf, static_cast<size_t>(e - buf));
+}
+
 std::string row_json(const Row& row) {
   std::string out;
   append_row_json(out, row);
@@ -616,15 +627,8 @@ void append_row_json(std::string& out, const Row& row) {
     first = false;
     out += "{\"role\": ";
     json::dump_string(out, s.role, false);
-    out += s.train ? ", \"train\": true" : ", \"train\": false";
-    size_t a = cp.at(s.begin), b = cp.at(s.end);
-    char buf[192];  // the four labels (57 bytes) and four numbers of at most 20 digits, then "}"
-    char* e = put_number(buf, ", \"start\": ", a);
-    e = put_number(e, ", \"end\": ", b);
-    e = put_number(e, ", \"byte_start\": ", s.begin);
-    e = put_number(e, ", \"byte_end\": ", s.end);
-    *e++ = '}';
-    out.append(buf, static_cast<size_t>(e - buf));
+    const size_t a = cp.at(s.begin), b = cp.at(s.end);
+    append_span_rest(out, s.train, a, b, s.begin, s.end);
   }
   out += "]}";
 }

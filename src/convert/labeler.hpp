@@ -3,3 +3,15 @@
 #pragma once
 #include "chat/polyfill.hpp"
 #include "toolchat/convert.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace toolchat::convert {
+
+// A span's JSON after its role: `, "train": ..., "start": ..., "end": ..., "byte_start": ...,
+// "byte_end": ...}` (start/end in code points). The one writer of a row's span members, shared by
+// append_row_json and the line path (line_memo.cpp), whose rows must be byte-identical.
+void append_span_rest(std::string& out, bool train, size_t start, size_t end, size_t byte_start, size_t byte_end);
+
+}  // namespace toolchat::convert

@@ -2,7 +2,6 @@
 #include "convert/line_memo.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 #include "chat/content_marks.hpp"
@@ -259,41 +258,26 @@ bool decode_text(std::string_view raw, std::string& buf, std::string_view& out) 
       continue;
     }
     if (++i == raw.size()) return false;
-    switch (raw[i]) {
-      case '"': buf += '"'; break;
-      case '\\': buf += '\\'; break;
-      case '/': buf += '/'; break;
-      case 'b': buf += '\b'; break;
-      case 'f': buf += '\f'; break;
-      case 'n': buf += '\n'; break;
-      case 'r': buf += '\r'; break;
-      case 't': buf += '\t'; break;
-      case 'u': {
-        uint32_t cp, low;
-        if (!hex4(raw, i + 1, cp)) return false;
-        i += 4;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (i + 6 >= raw.size() || raw[i + 1] != '\\' || raw[i + 2] != 'u' || !hex4(raw, i + 3, low) ||
-              low < 0xDC00 || low > 0xDFFF)
-            return false;
-          cp = 0x10000 + (((cp - 0xD800) << 10) | (low - 0xDC00));
-          i += 6;
-        }
-        uni::append_utf8(buf, cp);
-        break;
-      }
-      default: return false;
+    if (const int c = json::unescape_letter(static_cast<unsigned char>(raw[i])); c >= 0) {
+      buf += static_cast<char>(c);
+      continue;
     }
+    if (raw[i] != 'u') return false;
+    uint32_t cp, low;
+    if (!hex4(raw, i + 1, cp)) return false;
+    i += 4;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (i + 6 >= raw.size() || raw[i + 1] != '\\' || raw[i + 2] != 'u' || !hex4(raw, i + 3, low) || low < 0xDC00 ||
+          low > 0xDFFF)
+        return false;
+      cp = 0x10000 + (((cp - 0xD800) << 10) | (low - 0xDC00));
+      i += 6;
+    }
+    uni::append_utf8(buf, cp);
   }
   out = buf;
   return true;
-}
-
-template <size_t N>
-char* put_number(char* buf, const char (&label)[N], size_t n) {
-  std::memcpy(buf, label, N - 1);
-  return std::to_chars(buf + N - 1, buf + N - 1 + 24, n).ptr;
 }
 
 bool same_stats(const ConvertStats& a, const ConvertStats& b) {
@@ -422,14 +406,8 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
       first = false;
       out += "{\"role\": ";
       out += s.role_json[sp.role];
-      out += sp.train ? ", \"train\": true" : ", \"train\": false";
-      char buf[192];
-      char* e = put_number(buf, ", \"start\": ", cp_starts[sp.begin.piece] + sp.begin_cp);
-      e = put_number(e, ", \"end\": ", cp_starts[sp.end.piece] + sp.end_cp);
-      e = put_number(e, ", \"byte_start\": ", starts[sp.begin.piece] + sp.begin.at);
-      e = put_number(e, ", \"byte_end\": ", starts[sp.end.piece] + sp.end.at);
-      *e++ = '}';
-      out.append(buf, static_cast<size_t>(e - buf));
+      append_span_rest(out, sp.train, cp_starts[sp.begin.piece] + sp.begin_cp, cp_starts[sp.end.piece] + sp.end_cp,
+                       starts[sp.begin.piece] + sp.begin.at, starts[sp.end.piece] + sp.end.at);
     }
     out += "]}\n";
   }
