@@ -464,25 +464,25 @@ Flow Interp::run_loop(const ForStmt* f, const Value& iterable, int64_t depth0, b
   };
   if (shared ? iterable.items().empty() : items.empty()) return run_else();
   bool completed = false;  // Jinja2 runs `else` unless some iteration reached the end of its body
+  Value listed;
+  if (!shared) listed = list_of(std::move(items));
+  const Value& seq_value = shared ? iterable : listed;
   // The loop object only for a body that names `loop` (ForStmt::uses_loop, set when compiled).
   LoopObj* loop = nullptr;
   Value loop_val;
-  Value listed;
   if (f->uses_loop) {
     loop = new LoopObj();
     loop_val = Value(loop);
     loop->node = f;
     loop->depth0 = depth0;
     loop->frame = FrameRef(saved);
-    loop->items = shared ? iterable : list_of(std::move(items));
-  } else if (!shared) {
-    listed = list_of(std::move(items));
+    loop->items = seq_value;
   }
   int loop_sym = loop ? t_.loop_sym : -1;
   {
     SwapIn<std::string> into_cap(out_, cap ? cap : out_);
     SwapIn<Frame> in_scope(cur_, saved);
-    const auto& seq = loop ? loop->items.items() : shared ? iterable.items() : listed.items();
+    const auto& seq = seq_value.items();
     for (size_t i = 0; i < seq.size(); ++i) {
       charge(1 + f->weight);
       if (loop) loop->index0 = static_cast<int64_t>(i);
