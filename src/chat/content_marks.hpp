@@ -54,7 +54,9 @@ bool walk_marked_messages(const Value& messages, bool escape_probe, MarkedVisito
 // A marker at a byte offset of a render: the index of its text, its length, and (markers made
 // with escape_probe) how its text shows there.
 struct MarkerAt {
-  enum class Shown { raw, json };
+  // repr: inside a Python str repr in single quotes (a template printing a list or dict of
+  // texts); read_marker_at never gives it, the render cache reads that form itself.
+  enum class Shown { raw, json, repr };
   size_t index = 0, length = 0;
   bool probed = false;
   Shown shown = Shown::raw;

@@ -24,7 +24,7 @@ struct Audit {
   struct MarkerAt {
     size_t begin, end;  // the marker's bytes
     size_t text;
-    bool json;  // shown escaped as in a JSON string
+    chat::MarkerAt::Shown shown;  // how the render shows the text
   };
   struct Marked {
     std::string_view s;
@@ -63,9 +63,9 @@ struct Audit {
     const Facing f = facing(a, ja, b, jb);
     if (!ok || (!f.ma && !f.mb)) return;
     if (f.ma && !f.mb && f.ma->begin == ja + f.oa)
-      conditions.push_back({f.ma->text, f.ma->json, std::string(1, b[jb]), ""});
+      conditions.push_back({f.ma->text, f.ma->shown, std::string(1, b[jb]), ""});
     else if (f.mb && !f.ma && f.mb->begin == jb + f.ob)
-      conditions.push_back({f.mb->text, f.mb->json, std::string(1, a[ja]), ""});
+      conditions.push_back({f.mb->text, f.mb->shown, std::string(1, a[ja]), ""});
     else
       ok = false;
   }
@@ -78,11 +78,11 @@ struct Audit {
     if (!ok || (!f.ma && !f.mb)) return;
     const size_t after_a = f.oa + a.size(), after_b = f.ob + b.size();  // where the compared ends are
     if (f.ma && f.mb && f.ma->text != f.mb->text && after_a - f.ma->end == after_b - f.mb->end)
-      conditions.push_back({f.ma->text, f.ma->json, "", "", static_cast<long>(f.mb->text), f.mb->json});
+      conditions.push_back({f.ma->text, f.ma->shown, "", "", static_cast<long>(f.mb->text), f.mb->shown});
     else if (f.ma && !f.mb && f.ma->end == f.oa + ja + 1)
-      conditions.push_back({f.ma->text, f.ma->json, "", std::string(1, b[jb])});
+      conditions.push_back({f.ma->text, f.ma->shown, "", std::string(1, b[jb])});
     else if (f.mb && !f.ma && f.mb->end == f.ob + jb + 1)
-      conditions.push_back({f.mb->text, f.mb->json, "", std::string(1, a[ja])});
+      conditions.push_back({f.mb->text, f.mb->shown, "", std::string(1, a[ja])});
     else
       ok = false;
   }

@@ -19,9 +19,9 @@ bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const 
   for (const LabelMemo::Condition& c : conditions) {
     if (c.text >= texts.size() || texts[c.text].empty()) return false;
     std::string_view t = texts[c.text];
-    if (c.json) {
+    if (c.shown != chat::MarkerAt::Shown::raw) {
       shown.clear();
-      json::append_escaped(shown, t, false);
+      if (!append_shown(shown, t, c.shown)) return false;
       t = shown;
     }
     if (c.first_not.find(t.front()) != std::string::npos) return false;
@@ -30,9 +30,9 @@ bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const 
       const size_t o = static_cast<size_t>(c.other);
       if (o >= texts.size() || texts[o].empty()) return false;
       std::string_view u = texts[o];
-      if (c.other_json) {
+      if (c.other_shown != chat::MarkerAt::Shown::raw) {
         other_shown.clear();
-        json::append_escaped(other_shown, u, false);
+        if (!append_shown(other_shown, u, c.other_shown)) return false;
         u = other_shown;
       }
       const size_t n = std::min(t.size(), u.size());
@@ -42,7 +42,49 @@ bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const 
   return true;
 }
 
+bool repr_found(std::string_view t) {
+  std::string shown;
+  if (!append_shown(shown, t, chat::MarkerAt::Shown::repr)) return false;
+  if (shown == t) return true;
+  std::string escaped;
+  json::append_escaped(escaped, t, false);
+  return shown == escaped;
+}
+
+bool reprs_found(const std::vector<size_t>& repr_texts, const std::vector<std::string_view>& texts) {
+  for (size_t k : repr_texts)
+    if (k >= texts.size() || !repr_found(texts[k])) return false;
+  return true;
+}
+
 namespace {
+
+// A copy of v with every string that is the whole marker of a text in `repr` spelt as its repr
+// shows it (so that find_dropped, run on the marked renders, finds it where the render shows it
+// that way); the texts replaced are added to `replaced`.
+Value repr_spelt(const Value& v, const std::vector<size_t>& repr, std::vector<size_t>& replaced) {
+  if (v.is_str()) {
+    chat::MarkerAt at;
+    if (!chat::read_marker_at(v.str(), 0, at) || at.length != v.str().size() ||
+        !std::binary_search(repr.begin(), repr.end(), at.index))
+      return v;
+    std::string shown;
+    append_shown(shown, v.str(), chat::MarkerAt::Shown::repr);
+    replaced.push_back(at.index);
+    return Value::string(shown);
+  }
+  if (v.is_list()) {
+    std::vector<Value> items;
+    for (const Value& x : v.items()) items.push_back(repr_spelt(x, repr, replaced));
+    return Value::list(std::move(items), v.list_obj().lkind);
+  }
+  if (v.is_dict()) {
+    Value d = Value::dict();
+    for (const auto& [k, x] : v.dict_obj().entries) d.dict_obj().set(k, repr_spelt(x, repr, replaced));
+    return d;
+  }
+  return v;
+}
 
 // The place of byte `x` of a marked render (false: inside a marker).
 bool memo_pos(const MarkedRender& r, size_t x, MemoPos& out) {
@@ -103,11 +145,25 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
     for (size_t j = 0; j + 1 < ps.size(); ++j)
       if (ps[j].text >= 0)
         m.markers.push_back({ps[j].end, ps[j + 1].begin, static_cast<size_t>(ps[j].text),
-                             ps[j].shown == chat::MarkerAt::Shown::json});
+                             ps[j].shown});
     au.strings.push_back(std::move(m));
   }
   Conversation mcv;
   mcv.messages = chat::mark_message_texts(cv.messages, true).messages;
+  // Texts a render shows inside a repr: their markers spelt that way in the messages find_dropped
+  // reads, each message's such texts kept (found for any text only under repr_found).
+  std::vector<size_t> repr;
+  for (const MarkedRender& r : shape)
+    for (const Piece& p : r.pieces)
+      if (p.text >= 0 && p.shown == chat::MarkerAt::Shown::repr) repr.push_back(static_cast<size_t>(p.text));
+  std::sort(repr.begin(), repr.end());
+  std::vector<std::vector<size_t>> repr_of(mcv.messages.items().size());
+  if (!repr.empty()) {
+    std::vector<Value> spelt;
+    for (size_t i = 0; i < mcv.messages.items().size(); ++i)
+      spelt.push_back(repr_spelt(mcv.messages.items()[i], repr, repr_of[i]));
+    mcv.messages = Value::list(std::move(spelt));
+  }
   mcv.loss = cv.loss;
   mcv.roles = cv.roles;
   Labeled l;
@@ -131,7 +187,7 @@ std::unique_ptr<LabelMemo> make_memo(const std::vector<MarkedRender>& shape, con
     m->spans.push_back(ms);
   }
   for (const DroppedCheck& d : drops) {
-    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped, false, {}};
+    LabelMemo::MemoDropped md{d.message, {}, {}, d.dropped, false, {}, repr_of[d.message]};
     if (!memo_pos(first, d.target.begin, md.begin) || !memo_pos(first, d.target.end, md.end)) return nullptr;
     if (d.dropped.empty()) texts_found(first, cv.messages.items()[d.message], mcv.messages.items()[d.message], md);
     m->dropped.push_back(std::move(md));
@@ -144,7 +200,8 @@ bool apply_memo(const LabelMemo& m, const Conversation& cv, const std::vector<st
   if (cv.loss != m.loss || !conditions_hold(m.conditions, texts)) return false;
   auto at = [&](const MemoPos& p) { return starts[p.piece] + p.at; };
   for (const LabelMemo::MemoDropped& d : m.dropped) {
-    if (d.texts_found && d.string_arguments.empty()) continue;  // holds for any texts
+    if (d.texts_found && d.string_arguments.empty() && reprs_found(d.repr_texts, texts))
+      continue;  // holds for any texts
     const size_t b = at(d.begin), e = at(d.end);
     if (dropped_from_turn(cv.messages.items()[d.message], std::string_view(text).substr(b, e - b)) != d.dropped)
       return false;

@@ -27,15 +27,15 @@ struct MemoPos {
 struct LabelMemo : ShapeMemo {
   std::vector<std::optional<bool>> loss;
   // Where a decision fell on a text's first or last byte against the template's: text `text`, as
-  // the render shows it (json: escaped as in a JSON string), must neither start with one of the
-  // bytes `first_not` nor end in one of `last_not`; with other >= 0, neither it nor text `other`
+  // the render shows it (`shown`: raw, JSON-escaped, inside a repr), must neither start with one of
+  // the bytes `first_not` nor end in one of `last_not`; with other >= 0, neither it nor text `other`
   // (as shown) may end with the other.
   struct Condition {
     size_t text;
-    bool json;
+    chat::MarkerAt::Shown shown;
     std::string first_not, last_not;
     long other = -1;
-    bool other_json = false;
+    chat::MarkerAt::Shown other_shown = chat::MarkerAt::Shown::raw;
   };
   std::vector<Condition> conditions;
   struct MemoSpan {
@@ -57,12 +57,20 @@ struct LabelMemo : ShapeMemo {
     std::string dropped;
     bool texts_found = false;
     std::vector<size_t> string_arguments;
+    // Texts of the message a render shows inside a repr: found for any text only under
+    // repr_found (per conversation), else looked at again.
+    std::vector<size_t> repr_texts;
   };
   std::vector<MemoDropped> dropped;
 };
 
 // Whether a conversation's texts (by number) meet the memo's conditions.
 bool conditions_hold(const std::vector<LabelMemo::Condition>& conditions, const std::vector<std::string_view>& texts);
+
+// Whether find_dropped, looking for text t where a render shows it inside a repr, finds it for
+// sure: the repr (single-quoted) spells t as it is or as a JSON string would.
+bool repr_found(std::string_view t);
+bool reprs_found(const std::vector<size_t>& repr_texts, const std::vector<std::string_view>& texts);
 
 // Whether find_dropped finds every value of a tool call's string `arguments` text in `target`
 // (as it looks at an assistant message's call).

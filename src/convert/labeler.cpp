@@ -104,7 +104,7 @@ size_t agreed_prefix(std::string_view a, std::string_view b, Audit* au = nullptr
   if (i == a.size() || i == b.size()) return i;
   while (i > 0 && std::string_view("<[{|").find(a[i - 1]) != std::string_view::npos) --i;
   if (au)  // a text's last character, when it is one of these, would be backed off over too
-    if (const Audit::MarkerAt* m = au->ending(a, i)) au->conditions.push_back({m->text, m->json, "", "<[{|"});
+    if (const Audit::MarkerAt* m = au->ending(a, i)) au->conditions.push_back({m->text, m->shown, "", "<[{|"});
   return i;
 }
 

@@ -316,6 +316,7 @@ struct LinePath::Shape {
     std::vector<size_t> texts;
   };
   std::vector<Check> checks;
+  std::vector<size_t> repr_found;  // texts find_dropped finds only if repr_found (label_memo.hpp)
   std::vector<LabelMemo::Condition> conditions;  // the memo's
   ConvertStats stats;  // one row's counts
   const RenderCache* cache = nullptr;
@@ -348,7 +349,8 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
   texts_.resize(n);
   for (size_t k = 0; k < n; ++k)
     if (!decode_text(scan_.texts[k], decoded_[k], texts_[k])) return false;
-  if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_)) return false;
+  if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
+    return false;
   // Where each piece starts in the row's text, in bytes and code points; texts a template shows
   // through tojson are escaped once here.
   const MarkedRender& f = s.first;
@@ -366,10 +368,10 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
     cp += s.piece_cps[j];
     if (p.text < 0) continue;
     std::string_view t = texts_[static_cast<size_t>(p.text)];
-    if (p.shown == chat::MarkerAt::Shown::json) {
+    if (p.shown != chat::MarkerAt::Shown::raw) {
       std::string& e = shown_[static_cast<size_t>(p.text)];
       e.clear();
-      json::append_escaped(e, t, false);
+      if (!append_shown(e, t, p.shown)) return false;  // a repr in other quotes: the value path
       t = e;
     }
     at += t.size();
@@ -380,8 +382,8 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
     for (const Piece& p : f.pieces) {
       scratch_.append(f.marked, p.begin, p.end - p.begin);
       if (p.text >= 0)
-        scratch_ += p.shown == chat::MarkerAt::Shown::json ? std::string_view(shown_[static_cast<size_t>(p.text)])
-                                                           : texts_[static_cast<size_t>(p.text)];
+        scratch_ += p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[static_cast<size_t>(p.text)])
+                                                          : texts_[static_cast<size_t>(p.text)];
     }
     for (const Shape::Check& c : s.checks) {
       const size_t b = starts[c.begin.piece] + c.begin.at, e = starts[c.end.piece] + c.end.at;
@@ -396,8 +398,8 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
       out.append(f.json, p.json_begin, p.json_end - p.json_begin);
       if (p.text < 0) continue;
       const size_t k = static_cast<size_t>(p.text);
-      const bool as_json = p.shown == chat::MarkerAt::Shown::json;
-      json::append_escaped(out, as_json ? std::string_view(shown_[k]) : texts_[k], false);
+      const bool as_shown = p.shown != chat::MarkerAt::Shown::raw;
+      json::append_escaped(out, as_shown ? std::string_view(shown_[k]) : texts_[k], false);
     }
     out += "\", \"spans\": [";
     bool first = true;
@@ -468,8 +470,15 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
   s->texts = scan_.texts.size();
   s->stats = r.stats;
   s->conditions = kr.memo->conditions;
+  // A text's shown form is made once per line (shown_): one form other than raw per text.
+  std::vector<chat::MarkerAt::Shown> form(s->texts, chat::MarkerAt::Shown::raw);
   for (const Piece& p : s->first.pieces) {
     if (p.text >= static_cast<long>(s->texts)) return;
+    if (p.text >= 0 && p.shown != chat::MarkerAt::Shown::raw) {
+      chat::MarkerAt::Shown& f = form[static_cast<size_t>(p.text)];
+      if (f != chat::MarkerAt::Shown::raw && f != p.shown) return;
+      f = p.shown;
+    }
     s->piece_cps.push_back(uni::count_code_points(std::string_view(s->first.marked).substr(p.begin, p.end - p.begin)));
   }
   const LabelMemo& m = *kr.memo;
@@ -485,6 +494,7 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
   }
   for (const LabelMemo::MemoDropped& d : m.dropped) {
     if (!d.texts_found) return;  // find_dropped needs the message's values
+    s->repr_found.insert(s->repr_found.end(), d.repr_texts.begin(), d.repr_texts.end());
     if (!d.string_arguments.empty()) s->checks.push_back({d.begin, d.end, d.string_arguments});
   }
   // The line written this way must be the value path's row, counts included.

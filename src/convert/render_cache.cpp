@@ -7,8 +7,32 @@
 #include "chat/content_marks.hpp"
 #include "convert/value_key.hpp"
 #include "toolchat/json.hpp"
+#include "value/pystr.hpp"
 
 namespace toolchat::convert {
+
+bool repr_single_quoted(std::string_view t) {
+  return t.find('\'') == std::string_view::npos || t.find('"') != std::string_view::npos;
+}
+
+bool append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
+  switch (shown) {
+    case chat::MarkerAt::Shown::raw: out += t; return true;
+    case chat::MarkerAt::Shown::json:  // json.dumps(ensure_ascii=False), as the probe shows (its "<"
+                                       // and marker characters raw), without the quotes
+      json::append_escaped(out, t, false);
+      return true;
+    case chat::MarkerAt::Shown::repr: {  // Python's repr, the quotes (single ones) left out
+      if (!repr_single_quoted(t)) return false;
+      const size_t at = out.size();
+      pystr::repr_append(out, t);
+      out.erase(at, 1);
+      out.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
 
 namespace {
 
@@ -36,15 +60,6 @@ size_t last_char(std::string_view s) {
   return i;
 }
 
-void append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown) {
-  if (shown == chat::MarkerAt::Shown::raw) {
-    out += t;
-  } else {  // tojson: json.dumps(ensure_ascii=False), as the probe shows (its
-            // "<" and marker characters raw), without the quotes
-    json::append_escaped(out, t, false);
-  }
-}
-
 void escape_pieces(MarkedRender& r) {
   r.json.clear();
   for (Piece& p : r.pieces) {
@@ -70,19 +85,44 @@ void put_back_json(const MarkedRender& r, const std::vector<std::string_view>& t
   }
 }
 
-// False when the render holds a marker character that is not a whole marker of
-// a known text.
+// A marker as Python's repr shows it (a list or dict of texts printed): its private-use
+// characters spelled \ue0xx, the probe's newline \n, in single quotes.
+constexpr std::string_view kReprOpen = "\\ue000\\nqQ<\"";
+
+// The repr-shown marker at `at` (kReprOpen there), or false.
+bool read_repr_marker_at(std::string_view s, size_t at, chat::MarkerAt& out) {
+  if (at == 0 || s[at - 1] != '\'') return false;
+  size_t p = at + kReprOpen.size(), i = 0, digits = 0;
+  while (p + 6 <= s.size() && s.compare(p, 4, "\\ue0") == 0) {  // \ue01d: digit d; \ue001: the end
+    const char a = s[p + 4], d = s[p + 5];
+    if (a == '0' && d == '1' && digits > 0) {
+      if (p + 6 >= s.size() || s[p + 6] != '\'') return false;
+      out = {i, p + 6 - at, true, chat::MarkerAt::Shown::repr};
+      return true;
+    }
+    if (a != '1' || d < '0' || d > '9' || digits > 9) return false;
+    i = i * 10 + static_cast<size_t>(d - '0');
+    ++digits;
+    p += 6;
+  }
+  return false;
+}
+
+// False when the render holds a marker character (or a repr-shown marker's opening) that is not
+// a whole marker of a known text.
 bool cut(MarkedRender& r, size_t texts) {
   const std::string& s = r.marked;
   size_t at = 0;
   for (;;) {
-    size_t next = s.find(chat::kMarkerOpen, at);
+    const size_t raw = s.find(chat::kMarkerOpen, at), repr = s.find(kReprOpen, at);
+    const size_t next = std::min(raw, repr);
     if (next == std::string::npos) {
       r.pieces.push_back({at, s.size(), -1, chat::MarkerAt::Shown::raw});
       return true;
     }
     chat::MarkerAt m;
-    if (!chat::read_marker_at(s, next, m) || !m.probed || m.index >= texts) return false;
+    const bool read = next == raw ? chat::read_marker_at(s, next, m) : read_repr_marker_at(s, next, m);
+    if (!read || !m.probed || m.index >= texts) return false;
     r.pieces.push_back({at, next, static_cast<long>(m.index), m.shown});
     at = next + m.length;
   }
@@ -122,7 +162,25 @@ struct Shape {
   size_t bytes = 0;
   std::unique_ptr<ShapeMemo> memo;  // the labeler's, once it tried (RenderHit)
   bool memo_tried = false;
+  // Texts some render shows inside a Python repr: put back only where repr quotes them as the
+  // marker (single quotes), and their places not given (`ranges`: the texts' places are found
+  // in the real render as before, escapes and all).
+  std::vector<size_t> repr_texts;
 };
+
+// The texts shown inside a repr in r, added to `out` (sorted, once each).
+void add_repr_texts(const MarkedRender& r, std::vector<size_t>& out) {
+  for (const Piece& p : r.pieces)
+    if (p.text >= 0 && p.shown == chat::MarkerAt::Shown::repr) out.push_back(static_cast<size_t>(p.text));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+bool repr_texts_fit(const std::vector<size_t>& repr_texts, const std::vector<std::string_view>& texts) {
+  for (size_t k : repr_texts)
+    if (!repr_single_quoted(texts[k])) return false;
+  return true;
+}
 
 bool same_keys(const std::vector<RenderKey>& a, const std::vector<RenderKey>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const RenderKey& x, const RenderKey& y) {
@@ -242,6 +300,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
     Shape& s = it->second;
     if (!s.usable || !same_keys(s.keys, keys)) return real();
+    if (!s.repr_texts.empty() && (ranges || !repr_texts_fit(s.repr_texts, texts))) return real();
     ++stats_.hits;
     if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
     out.resize(s.renders.size());  // the strings of the renders before keep their buffers
@@ -283,6 +342,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
   // The messages to render, marked: the same walk the key was made with, so the same texts.
   chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+  bool unfit = false;  // a repr-shown text the repr quotes otherwise: not a test of the shape
   try {
     for (size_t i = 0; s.usable && i < out.size(); ++i) {
       chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
@@ -296,7 +356,10 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
         s.usable = m.error == out[i].error && m.message == out[i].message;
       } else {
         r.marked = std::move(m.text);
-        s.usable = cut(r, texts.size()) && put_back(r, texts) == out[i].text;
+        s.usable = cut(r, texts.size());
+        if (s.usable) add_repr_texts(r, s.repr_texts);
+        unfit = s.usable && !repr_texts_fit(s.repr_texts, texts);
+        s.usable = s.usable && !unfit && put_back(r, texts) == out[i].text;
       }
       s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
       s.renders.push_back(std::move(r));
@@ -304,10 +367,11 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   } catch (const std::exception&) {
     s.usable = false;  // a template that refuses the markers
   }
+  if (unfit) return;  // the next conversation of the shape tries again
   if (s.usable) {
     ++stats_.learned;
     if (s.renders.front().ok) escape_pieces(s.renders.front());
-    if (ranges) {
+    if (ranges && s.repr_texts.empty()) {
       ranges->resize(s.renders.size());
       for (size_t i = 0; i < s.renders.size(); ++i)
         if (s.renders[i].ok) put_back(s.renders[i], texts, &(*ranges)[i]);

@@ -24,9 +24,11 @@
 //    characters, one holding a string the template tests content against
 //    ('</think>' in ..., .split('...'), .startswith(...), == '...',
 //    .rstrip('...')). Such a conversation is rendered for real.
-// A marker shows how its text stands in a render: as it is, or inside a JSON
-// string (tojson); any other form (a Python repr, a changed case, HTML
-// escaping, a split) leaves it unreadable, and the shape is refused. What the
+// A marker shows how its text stands in a render: as it is, inside a JSON
+// string (tojson), or inside a Python str repr (a list or dict printed; put
+// back only for texts repr quotes in single quotes, as the marker); any other
+// form (a changed case, HTML escaping, a split) leaves it unreadable, and the
+// shape is refused. What the
 // conditions do not catch: a template branching on a text's length or on a text
 // property no literal names. No chat template in the corpus does
 // (docs/design.md).
@@ -157,6 +159,12 @@ struct TestedLiterals {
   std::string end_chars;               // ... starting or ending with one of these characters
 };
 TestedLiterals tested_literals(const jinja::Template& t);
+
+// Text t as a render shows it (Piece::shown) into `out`: as it is, escaped as in a JSON string,
+// or as inside Python's repr (quotes left out). False, `out` unchanged, for a repr that would not
+// use single quotes (t holds ' and no "): the marker's quotes are template bytes of the shape.
+bool append_shown(std::string& out, std::string_view t, chat::MarkerAt::Shown shown);
+bool repr_single_quoted(std::string_view t);
 
 class ValueKey;
 // The key of a conversation's messages as chat::mark_message_texts(messages, true) marks them
