@@ -215,3 +215,46 @@ TEST(ConvertLineMemo, BadTextsGetTheValuePathsErrors) {
   rows += R"({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Sure."}]} x)" "\n";
   EXPECT_GE(expect_same(rows, kQwen25), 1u);
 }
+
+// Texts a template prints inside a Python repr (Llama 3.1 shows a content list as the list's
+// repr): put back as repr spells them. A text holding ' and no " is quoted "..." by repr (the
+// marker's quotes are '...'); ' with " is escaped \'; backslashes, newlines, control and
+// non-printable characters are escaped their own way (\x01, \u200b), printable non-ASCII kept.
+// The turn check finds a text there only when the repr spells it as it is or as JSON would:
+// others ("it's \"so\"") are not served, on the value path and a known skeleton alike.
+TEST(ConvertLineMemo, ReprShownTextsAreSpeltAsReprSpellsThem) {
+  const char* kLlama31 = "tests/corpus/templates/ollama-llama3.1-8b.jinja";
+  auto parts = [](const std::string& user, const std::string& assistant) {
+    return R"({"messages": [{"role": "system", "content": [{"type": "text", "text": "Be brief."}]}, )"
+           R"({"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ")" + user +
+           R"("}]}, {"role": "assistant", "content": [{"type": "text", "text": ")" + assistant +
+           R"("}]}, {"role": "user", "content": "More?"}, {"role": "assistant", "content": "Done."}]})" "\n";
+  };
+  std::string rows;
+  const char* texts[] = {"a red apple", "L'Aquila", R"(it's \"so\")", R"(back\\slash)", R"(two\nlines)",
+                         "caf\u00e9 日本", R"(zero\u200bwidth)", R"(ctl\u0001x)", R"(only \"double\")", "plain"};
+  for (int round = 0; round < 2; ++round)
+    for (const char* t : texts) {
+      rows += parts(t, "Fine.");
+      rows += parts("An apple.", t);
+    }
+  EXPECT_GE(expect_same(rows, kLlama31), 1u);
+  const Converted with = convert_lines(rows, kLlama31, true);
+  EXPECT_NE(with.text.find(R"('text': \"L'Aquila\")"), std::string::npos) << with.text;
+  EXPECT_NE(with.text.find("does not show"), std::string::npos) << with.text;
+  // Nested: a call's arguments printed as a dict holding a list and a dict.
+  const std::string model = model_file("toolchat_line_memo_repr.jinja",
+                                       "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% if m.tool_calls %}"
+                                       "{{ m.tool_calls[0].function.arguments }}{% endif %}{% endfor %}"
+                                       "{% if add_generation_prompt %}<assistant>{% endif %}");
+  auto call = [](const std::string& city) {
+    return R"({"messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "", )"
+           R"("tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": )"
+           R"({"where": {"city": ")" + city + R"(", "tags": ["x", ")" + city + R"("]}}}}]}, )"
+           R"({"role": "tool", "tool_call_id": "c1", "content": "Sunny."}, {"role": "assistant", "content": "Sunny."}]})" "\n";
+  };
+  rows.clear();
+  for (int round = 0; round < 2; ++round)
+    for (const char* t : texts) rows += call(t);
+  expect_same(rows, model);
+}

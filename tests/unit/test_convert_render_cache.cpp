@@ -2,7 +2,7 @@
 // (src/convert/render_cache.hpp): equal to the real renders byte for byte, and
 // rendered for real wherever a template could tell a text from its marker (a
 // transformed text, marker text inside a text, strings the template tests for,
-// trimmed or repr-shown texts). The corpus-wide check labels every corpus
+// trimmed texts, texts a repr would quote otherwise). The corpus-wide check labels every corpus
 // template's conversations with and without reuse and compares the labels.
 #include <gtest/gtest.h>
 
@@ -167,16 +167,20 @@ TEST(ConvertRenderCache, TrimmedTextsWithSpacesAreRenderedForReal) {
   EXPECT_EQ(rig.cache.stats().screened, 2u);
 }
 
-// Arguments shown as a Python dict (repr, which spells out the markers'
-// characters): the shape is refused and every conversation rendered for real.
-TEST(ConvertRenderCache, ReprShownTextsAreRenderedForReal) {
+// Arguments shown as a Python dict (repr, which spells out the markers' characters as \ue0xx):
+// put back as repr spells each text; one that repr would quote "..." (a ' and no ") is rendered
+// for real, and does not teach the shape.
+TEST(ConvertRenderCache, ReprShownTextsArePutBackAsReprSpellsThem) {
   Rig rig(
       R"({% for m in messages %}{{ m.content }}{% if m.tool_calls %}{{ m.tool_calls[0].function.arguments }}{% endif %};{% endfor %})");
+  rig.check(conversation("Weather?", "Sunny.", "L'Aquila"));
   rig.check(conversation("Weather?", "Sunny.", "Paris"));
   rig.check(conversation("Weather?", "Sunny.", "Rome, Italy"));
   rig.check(conversation("Weather?", "Sunny.", "L'Aquila"));
-  EXPECT_EQ(rig.cache.stats().hits, 0u);
-  EXPECT_EQ(rig.cache.stats().refused_shapes, 1u);
+  rig.check(conversation("Weather?", "Sunny.", "L'Aquila \"IT\" \\ \u00e9\u200b\nx"));
+  EXPECT_EQ(rig.cache.stats().learned, 1u);
+  EXPECT_EQ(rig.cache.stats().hits, 2u);
+  EXPECT_EQ(rig.cache.stats().refused_shapes, 0u);
 }
 
 // A template that fails on the conversation fails the same way through the
