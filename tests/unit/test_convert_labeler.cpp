@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -317,4 +318,17 @@ TEST(ConvertLabeler, PolyfillsMakeCallTurnsTrainable) {
     if (sp.train) trained += span_text(f.rows[0], sp);
   EXPECT_NE(trained.find("get_weather"), std::string::npos) << trained;
   EXPECT_NE(trained.find("Oslo"), std::string::npos) << trained;
+}
+
+// The {% generation %} tag is found as the regex {%[-+]?\s*generation\s*[-+]?%} finds it.
+TEST(ConvertLabeler, GenerationTagIsFoundAsTheRegexFindsIt) {
+  const std::regex tag(R"(\{%[-+]?\s*generation\s*[-+]?%\})");
+  for (const char* s : {"{%generation%}", "{%- generation -%}", "{% generation%}", "{%+generation+%}",
+                        "{%  \n generation\t\v\f\r%}", "a {% if x %}{%- generation %}b", "{% generation_x %}",
+                        "{% endgeneration %}", "{% -generation %}", "{%- generation --%}", "{{% generation %}",
+                        "{%% generation %}", "{% generation %", "{% generation", "{%", "", "{% GENERATION %}",
+                        "{% gen %}{% generation -%}", "{%\xC2\xA0generation %}"}) {
+    SCOPED_TRACE(s);
+    EXPECT_EQ(has_generation_tag(s), std::regex_search(std::string(s), tag));
+  }
 }
