@@ -2,6 +2,7 @@
 #include "convert/render_cache.hpp"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
@@ -217,6 +218,8 @@ bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::
 
 struct RenderCache::Impl {
   TestedLiterals literals;
+  // The first and last bytes of the compared strings (an empty one matches every text).
+  std::array<bool, 256> compared_first{}, compared_last{};
   // Looked up by string_view: the key of a conversation is made in key_buffer.
   struct KeyHash {
     using is_transparent = void;
@@ -238,6 +241,8 @@ struct RenderCache::Impl {
         return true;
       for (const std::string& l : literals.contained)
         if (t.find(l) != std::string::npos) return true;
+      if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
+        continue;  // no compared string starts as t does or ends as t ends
       for (const std::string& l : literals.compared)
         if (t.size() >= l.size() &&
             (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
@@ -249,6 +254,14 @@ struct RenderCache::Impl {
 
 RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl>()) {
   impl_->literals = tested_literals(t);
+  for (const std::string& l : impl_->literals.compared) {
+    if (l.empty()) {
+      impl_->compared_first.fill(true);
+      break;
+    }
+    impl_->compared_first[static_cast<unsigned char>(l.front())] = true;
+    impl_->compared_last[static_cast<unsigned char>(l.back())] = true;
+  }
 }
 
 RenderCache::~RenderCache() = default;
