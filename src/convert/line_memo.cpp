@@ -67,8 +67,10 @@ class Scanner {
     return true;
   }
 
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  void ws() {  // mostly none or one space (json.dumps' separators)
+    while (i_ < s_.size() && static_cast<unsigned char>(s_[i_]) <= ' ' &&
+           (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
   }
   bool at(char c) const { return i_ < s_.size() && s_[i_] == c; }
   bool eat(char c) {
@@ -347,8 +349,13 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
   if (n != s.texts) return false;
   if (decoded_.size() < n) decoded_.resize(n);
   texts_.resize(n);
-  for (size_t k = 0; k < n; ++k)
+  plain_.resize(n);
+  for (size_t k = 0; k < n; ++k) {
     if (!decode_text(scan_.texts[k], decoded_[k], texts_[k])) return false;
+    // No escape in the line: no quote, backslash or control character in the text either, so
+    // json::append_escaped would give it back as it is.
+    plain_[k] = texts_[k].data() == scan_.texts[k].data();
+  }
   if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
     return false;
   // Where each piece starts in the row's text, in bytes and code points; texts a template shows
@@ -398,8 +405,10 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
       out.append(f.json, p.json_begin, p.json_end - p.json_begin);
       if (p.text < 0) continue;
       const size_t k = static_cast<size_t>(p.text);
-      const bool as_shown = p.shown != chat::MarkerAt::Shown::raw;
-      json::append_escaped(out, as_shown ? std::string_view(shown_[k]) : texts_[k], false);
+      if (p.shown == chat::MarkerAt::Shown::raw && plain_[k])
+        out += texts_[k];
+      else
+        json::append_escaped(out, p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[k]) : texts_[k], false);
     }
     out += "\", \"spans\": [";
     bool first = true;

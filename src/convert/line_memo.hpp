@@ -86,6 +86,7 @@ class LinePath {
   LineScan scan_;
   std::vector<std::string> decoded_;  // texts with escapes, decoded (by number)
   std::vector<std::string_view> texts_;
+  std::vector<char> plain_;  // text k is spelt in the line without escapes (its own JSON escape)
   std::vector<std::string> shown_;    // texts as tojson shows them (by number)
   std::vector<size_t> starts_, cp_starts_;
   std::string scratch_;

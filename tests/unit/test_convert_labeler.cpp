@@ -332,3 +332,15 @@ TEST(ConvertLabeler, GenerationTagIsFoundAsTheRegexFindsIt) {
     EXPECT_EQ(has_generation_tag(s), std::regex_search(std::string(s), tag));
   }
 }
+
+// A span's members as row_json writes them, numbers of every length (std::to_string as reference).
+TEST(ConvertLabeler, SpanMembersSpellNumbersAsToString) {
+  for (size_t n : {size_t{0}, size_t{7}, size_t{10}, size_t{99}, size_t{100}, size_t{101}, size_t{999}, size_t{1000},
+                   size_t{65536}, size_t{1234567}, size_t{4294967296}, size_t{18446744073709551615u}}) {
+    std::string out = "{";
+    append_span_rest(out, n % 2 == 0, n, n / 3, n / 7, n ? n - 1 : 0);
+    EXPECT_EQ(out, std::string("{, \"train\": ") + (n % 2 == 0 ? "true" : "false") + ", \"start\": " + std::to_string(n) +
+                       ", \"end\": " + std::to_string(n / 3) + ", \"byte_start\": " + std::to_string(n / 7) +
+                       ", \"byte_end\": " + std::to_string(n ? n - 1 : 0) + "}");
+  }
+}
