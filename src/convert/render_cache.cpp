@@ -226,10 +226,95 @@ struct RenderCache::Impl {
     size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
   };
   std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> shapes;
+  // Renders of prefixes (first k messages, with or without the generation prompt), for the
+  // screened conversations: keyed by the prefix's shape key, the variables and the flag.
+  struct Prefix {
+    bool usable = false;
+    MarkedRender render;
+    std::vector<size_t> repr_texts;
+  };
+  std::unordered_map<std::string, Prefix, KeyHash, std::equal_to<>> prefixes;
+  std::string prefix_key_buffer;
+  std::vector<std::string_view> prefix_texts;
   std::string key_buffer;
   std::vector<std::string_view> texts;  // the conversation's texts, views into its messages
   size_t bytes = 0;
   bool on = true;
+
+  bool prefixes_on = true;
+
+  // Render k of a screened conversation. When its first k.count messages hold no screened text,
+  // from the prefix's marked render (a render sees only the messages it is given, so this is a
+  // shape of its own, learned the way a conversation's shape is: rendered both ways, kept when
+  // the marked render with the texts put back is the real one); else for real.
+  void prefix_render(chat::CaseResult& out, const Value& messages, const Value& variables, const RenderKey& k,
+                     const RenderFn& render, RenderCacheStats& stats) {
+    auto real = [&] { out = render(messages, k.count, k.generation_prompt); };
+    const auto& all = messages.items();
+    if (!prefixes_on || k.count >= all.size()) return real();  // the whole conversation holds the screened text
+    const Value prefix = Value::list(std::vector<Value>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k.count)));
+    ValueKey key(prefix_key_buffer, ValueKey::Strings::text);
+    if (!marked_messages_key(prefix, key, prefix_texts) || !key.add_with_known(variables) ||
+        !key.add(Value::boolean(k.generation_prompt)) || screened(prefix_texts))
+      return real();
+    if (auto it = prefixes.find(key.view()); it != prefixes.end()) {
+      const Prefix& p = it->second;
+      if (!p.usable || !repr_texts_fit(p.repr_texts, prefix_texts)) return real();
+      ++stats.prefix_hits;
+      out.ok = p.render.ok;
+      out.spans.clear();
+      if (p.render.ok) {
+        put_back_into(out.text, p.render, prefix_texts);
+        out.error.clear();
+        out.message.clear();
+      } else {
+        out.text.clear();
+        out.error = p.render.error;
+        out.message = p.render.message;
+      }
+      return;
+    }
+    real();
+    const std::string prefix_key(key.view());
+    Prefix p;
+    try {
+      const chat::MarkedMessages marked = chat::mark_message_texts(prefix, true);
+      chat::CaseResult m = render(marked.messages, k.count, k.generation_prompt);
+      MarkedRender& r = p.render;
+      r.ok = m.ok;
+      if (m.ok != out.ok || !m.spans.empty() || !out.spans.empty()) {
+        p.usable = false;
+      } else if (!m.ok) {
+        r.error = m.error;
+        r.message = m.message;
+        p.usable = m.error == out.error && m.message == out.message;
+      } else {
+        r.marked = std::move(m.text);
+        p.usable = cut(r, prefix_texts.size());
+        if (p.usable) add_repr_texts(r, p.repr_texts);
+        if (p.usable && !repr_texts_fit(p.repr_texts, prefix_texts)) return;  // not a test of the prefix
+        p.usable = p.usable && put_back(r, prefix_texts) == out.text;
+      }
+    } catch (const std::exception&) {
+      p.usable = false;  // a template that refuses the markers
+    }
+    if (!p.usable) p.render = MarkedRender{};
+    ++stats.prefix_learned;
+    if (stats.prefix_learned >= kTrialShapes && stats.prefix_hits < stats.prefix_learned) {
+      prefixes_on = false;  // prefixes do not repeat here
+      prefixes.clear();
+      return;
+    }
+    const size_t size = prefix_key.size() + p.render.marked.size() + p.render.pieces.size() * sizeof(Piece) +
+                        p.render.message.size();
+    if (bytes + size > kMaxBytes) {
+      shapes.clear();
+      prefixes.clear();
+      bytes = 0;
+    }
+    bytes += size;
+    prefixes.emplace(prefix_key, std::move(p));
+  }
 
   // Texts a template could tell from their markers (render_cache.hpp).
   bool screened(const std::vector<std::string_view>& texts) const {
@@ -307,7 +392,14 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   }
   if (im.screened(texts)) {
     ++stats_.screened;
-    return real();
+    if (ranges) return real();  // the texts' places are found in the real renders
+    out.clear();
+    for (const RenderKey& k : keys) {
+      out.emplace_back();
+      im.prefix_render(out.back(), messages, variables, k, render, stats_);
+      if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render
+    }
+    return;
   }
   const std::string_view key = shape_key.view();
   if (auto it = im.shapes.find(key); it != im.shapes.end()) {
@@ -397,6 +489,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   s.bytes += key.size();
   if (im.bytes + s.bytes > kMaxBytes) {
     im.shapes.clear();
+    im.prefixes.clear();
     im.bytes = 0;
   }
   im.bytes += s.bytes;
@@ -406,6 +499,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
     im.on = false;  // shapes do not repeat, or none passes: every conversation
                     // is rendered for real
     im.shapes.clear();
+    im.prefixes.clear();
   }
 }
 

@@ -23,7 +23,9 @@
 //    text with leading or trailing whitespace (trim, strip), one holding marker
 //    characters, one holding a string the template tests content against
 //    ('</think>' in ..., .split('...'), .startswith(...), == '...',
-//    .rstrip('...')). Such a conversation is rendered for real.
+//    .rstrip('...')). Such a conversation is rendered for real, but for its renders
+//    of a prefix (its first k messages) without such a text: a render of the first
+//    k messages sees only them, so those are cached per prefix shape the same way.
 // A marker shows how its text stands in a render: as it is, inside a JSON
 // string (tojson), or inside a Python str repr (a list or dict printed; put
 // back only for texts repr quotes in single quotes, as the marker); any other
@@ -108,6 +110,9 @@ struct RenderHit {
 
 struct RenderCacheStats {
   size_t hits = 0, learned = 0, refused_shapes = 0, screened = 0;
+  // Renders of a screened conversation put together from a known prefix (its first messages
+  // hold no screened text): see Impl::prefix_render.
+  size_t prefix_hits = 0, prefix_learned = 0;
 };
 
 class RenderCache {

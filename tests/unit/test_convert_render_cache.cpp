@@ -158,6 +158,20 @@ TEST(ConvertRenderCache, TextsHoldingTestedStringsAreRenderedForReal) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
+// A screened conversation's renders of its first messages, which hold no screened text, come
+// from those prefixes' shapes (with and without the generation prompt, which differ here); the
+// renders holding the screened text are made for real.
+TEST(ConvertRenderCache, ScreenedConversationsReusePrefixesWithoutTheScreenedText) {
+  Rig rig(
+      R"({% for m in messages %}{% if '</think>' in m.content %}T:{{ m.content.split('</think>')[-1] }}{% else %}{{ m.role }}:{{ m.content }}{% endif %};{% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
+  rig.check(R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}, {"role": "assistant", "content": "x</think>y"}])");
+  rig.check(R"([{"role": "user", "content": "d"}, {"role": "assistant", "content": "e"}, {"role": "user", "content": "f"}, {"role": "assistant", "content": "p</think>q"}])");
+  rig.check(R"([{"role": "user", "content": "g"}, {"role": "assistant", "content": "</think>h"}, {"role": "user", "content": "i"}, {"role": "assistant", "content": "j"}])");
+  EXPECT_EQ(rig.cache.stats().screened, 3u);
+  EXPECT_EQ(rig.cache.stats().hits, 0u);
+  EXPECT_GE(rig.cache.stats().prefix_hits, 4u);
+}
+
 // Texts with whitespace at an end meet templates that trim: rendered for real.
 TEST(ConvertRenderCache, TrimmedTextsWithSpacesAreRenderedForReal) {
   Rig rig(R"({% for m in messages %}{{ m.content | trim }};{% endfor %})");
