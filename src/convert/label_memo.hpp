@@ -107,6 +107,11 @@ struct ConvertConfig;
 struct LabelerAccess {
   // False when the last label call did not use a memo.
   static bool last_known_row(const Labeler& l, KnownRow& out);
+  // The cache whose shape's kept failure the last label call gave (its texts put in, not
+  // screened), or null.
+  static const RenderCache* last_failed_hit(const Labeler& l);
+  // Forgets both (before a row that may fail before its label call).
+  static void forget_last(Labeler& l);
   // The labeler's line path (line_memo.hpp), or null where it does not apply.
   static LinePath* line_path(Labeler& l, const ConvertConfig& cfg, const tokenize::Tokenizer* tok);
 };

@@ -342,6 +342,7 @@ struct Labeler::Impl {
   }
   std::vector<chat::CaseResult> rendered;  // label's renders, kept from row to row for their buffers
   KnownRow last_known;                     // the last conversation labelled from a memo (LabelerAccess)
+  const RenderCache* last_failed_hit = nullptr;  // ... or refused by its shape's kept failure
   std::unique_ptr<LinePath> line_path;     // rows of known shapes read from their lines (line_memo.hpp)
 
   Conversation prepare(const Sample& sample) {
@@ -487,6 +488,13 @@ void decide(std::vector<chat::CaseResult>& rendered, const std::vector<size_t>& 
   if (locate) locate(out.rows.front(), n, 0);
 }
 
+const RenderCache* LabelerAccess::last_failed_hit(const Labeler& l) { return l.impl_->last_failed_hit; }
+
+void LabelerAccess::forget_last(Labeler& l) {
+  l.impl_->last_known = KnownRow{};
+  l.impl_->last_failed_hit = nullptr;
+}
+
 bool LabelerAccess::last_known_row(const Labeler& l, KnownRow& out) {
   if (!l.impl_->last_known.memo) return false;
   out = l.impl_->last_known;
@@ -502,6 +510,7 @@ LinePath* LabelerAccess::line_path(Labeler& l, const ConvertConfig& cfg, const t
 
 bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& failed) {
   Impl& im = *impl_;
+  im.last_failed_hit = nullptr;  // before anything that may throw
   const LabelOptions& o = im.opts;
   Conversation cv = im.prepare(sample);
   const Value& ctx = cv.ctx;
@@ -555,6 +564,7 @@ bool Labeler::label(const Sample& sample, Labeled& out, std::optional<Error>& fa
   }
   out.reused_renders = c.cache && c.cache->stats().hits > hits_before;
   if (!rendered.front().ok) {  // returned, not thrown: datasets hold many such rows, and a throw costs more than the row
+    if (out.reused_renders) im.last_failed_hit = c.cache.get();  // the shape's failure, whatever the texts
     failed.emplace(error_kind_from_name(rendered.front().error), "template: " + rendered.front().message);
     return false;
   }

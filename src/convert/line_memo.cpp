@@ -321,6 +321,8 @@ struct LinePath::Shape {
   std::vector<size_t> repr_found;  // texts find_dropped finds only if repr_found (label_memo.hpp)
   std::vector<LabelMemo::Condition> conditions;  // the memo's
   ConvertStats stats;  // one row's counts
+  std::optional<Error> error;  // a shape the template refuses: the row's error and reason
+  std::string reason;
   const RenderCache* cache = nullptr;
   size_t texts = 0;
 };
@@ -358,6 +360,12 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
   }
   if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
     return false;
+  if (s.error) {  // the shape's failure
+    r.stats = s.stats;
+    r.error = s.error;
+    r.reason = s.reason;
+    return true;
+  }
   // Where each piece starts in the row's text, in bytes and code points; texts a template shows
   // through tojson are escaped once here.
   const MarkedRender& f = s.first;
@@ -427,9 +435,17 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
 }
 
 void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::string_view line, const RowResult& r) {
-  if (off_ || r.error || r.stats.rows != 1 || r.stats.converted != 1 || r.stats.extra_rows != 0) return;
+  if (off_ || r.stats.rows != 1) return;
+  // A row the template refuses for its shape (the cache's kept failure, its texts put in): the
+  // skeleton is learned with that error, given to every line of it whose texts pass the screens.
+  const RenderCache* failed = r.error ? LabelerAccess::last_failed_hit(labeler) : nullptr;
   KnownRow kr;
-  if (!LabelerAccess::last_known_row(labeler, kr) || !kr.first->ok || !kr.cache) return;
+  if (failed) {
+    if (r.stats.bad != 1 || !r.out.empty() || !r.notes.empty() || !r.mismatches.empty()) return;
+  } else {
+    if (r.error || r.stats.converted != 1 || r.stats.extra_rows != 0) return;
+    if (!LabelerAccess::last_known_row(labeler, kr) || !kr.first->ok || !kr.cache) return;
+  }
   if (!scan_line(line, scan_)) return;
   if (scan_.tail_at != std::string_view::npos) {  // the skeleton's rest as its number, as convert reads it
     std::string_view rest = line.substr(scan_.tail_at);
@@ -474,6 +490,19 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
     return;
   }
   auto s = std::make_unique<Shape>();
+  if (failed) {
+    s->cache = failed;
+    s->texts = scan_.texts.size();
+    s->stats = r.stats;
+    s->error = r.error;
+    s->reason = r.reason;
+    RowResult again;
+    if (!write(*s, cfg, again) || again.reason != r.reason || !same_stats(again.stats, r.stats)) return;
+    if (shapes_.size() >= kMaxSkeletons) shapes_.clear();
+    refused_.erase(scan_.key);
+    shapes_.emplace(scan_.key, std::move(s));
+    return;
+  }
   s->first = *kr.first;
   s->cache = kr.cache;
   s->texts = scan_.texts.size();

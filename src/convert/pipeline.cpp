@@ -345,6 +345,7 @@ void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
     r.reason = "invalid JSON: " + e.message();
     return;
   }
+  if (lines) LabelerAccess::forget_last(labeler);  // a row failing before its label call is not the last one's
   convert_row(labeler, cfg, tok, row, r);
   if (lines) lines->learn(labeler, cfg, line, r);
 }

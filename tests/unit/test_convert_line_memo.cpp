@@ -258,3 +258,19 @@ TEST(ConvertLineMemo, ReprShownTextsAreSpeltAsReprSpellsThem) {
     for (const char* t : texts) rows += call(t);
   expect_same(rows, model);
 }
+
+// A shape the template refuses: lines of its skeleton get the value path's error without being
+// read, but for texts the template looks into (here "</think>" makes it render, and a space at
+// an end is one a trim could remove) and texts json::parse refuses (its own error).
+TEST(ConvertLineMemo, RefusedShapesGiveTheirErrorPerLine) {
+  const std::string model = model_file("toolchat_line_memo_refused.jinja",
+                                       "{% for m in messages %}{% if m.role == 'assistant' and '</think>' not in m.content %}"
+                                       "{{ raise_exception('no thinking in ' + m.role) }}{% endif %}"
+                                       "<{{ m.role }}>{{ m.content | trim }}{% endfor %}");
+  std::string rows;
+  for (const char* a : {"Sure", "Fine", "Good", "a</think>b", "Okay ", R"(bad \x escape)", "Yes"}) rows += row("Hi", a);
+  EXPECT_GE(expect_same(rows, model), 1u);
+  const Converted with = convert_lines(rows, model, true);
+  EXPECT_NE(with.text.find("no thinking in assistant"), std::string::npos) << with.text;
+  EXPECT_NE(with.text.find("<assistant>a</think>b"), std::string::npos) << with.text;
+}
