@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
@@ -247,16 +248,23 @@ struct RenderCache::Impl {
   // from the prefix's marked render (a render sees only the messages it is given, so this is a
   // shape of its own, learned the way a conversation's shape is: rendered both ways, kept when
   // the marked render with the texts put back is the real one); else for real.
+  // `first_screened`: the number of the conversation's first screened text (a prefix numbers its
+  // texts as the conversation does, so one holding more texts than that holds it); `held_from`:
+  // the fewest messages a prefix was found holding it with (more hold it too).
   void prefix_render(chat::CaseResult& out, const Value& messages, const Value& variables, const RenderKey& k,
-                     const RenderFn& render, RenderCacheStats& stats) {
+                     const RenderFn& render, RenderCacheStats& stats, size_t first_screened, size_t& held_from) {
     auto real = [&] { out = render(messages, k.count, k.generation_prompt); };
     const auto& all = messages.items();
-    if (!prefixes_on || k.count >= all.size()) return real();  // the whole conversation holds the screened text
+    if (!prefixes_on || k.count >= all.size() || k.count >= held_from) return real();
     const Value prefix = Value::list(std::vector<Value>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k.count)));
     ValueKey key(prefix_key_buffer, ValueKey::Strings::text);
     if (!marked_messages_key(prefix, key, prefix_texts) || !key.add_with_known(variables) ||
-        !key.add(Value::boolean(k.generation_prompt)) || screened(prefix_texts))
+        !key.add(Value::boolean(k.generation_prompt)))
       return real();
+    if (prefix_texts.size() > first_screened) {
+      held_from = k.count;
+      return real();
+    }
     if (auto it = prefixes.find(key.view()); it != prefixes.end()) {
       const Prefix& p = it->second;
       if (!p.usable || !repr_texts_fit(p.repr_texts, prefix_texts)) return real();
@@ -318,21 +326,23 @@ struct RenderCache::Impl {
 
   // Texts a template could tell from their markers (render_cache.hpp).
   bool screened(const std::vector<std::string_view>& texts) const {
-    for (std::string_view t : texts) {
-      if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
-      if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
-      if (literals.end_chars.find(t.front()) != std::string::npos ||
-          literals.end_chars.find(t.back()) != std::string::npos)
+    for (std::string_view t : texts)
+      if (screened_text(t)) return true;
+    return false;
+  }
+  bool screened_text(std::string_view t) const {
+    if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
+    if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
+    if (literals.end_chars.find(t.front()) != std::string::npos ||
+        literals.end_chars.find(t.back()) != std::string::npos)
+      return true;
+    for (const std::string& l : literals.contained)
+      if (t.find(l) != std::string::npos) return true;
+    if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
+      return false;  // no compared string starts as t does or ends as t ends
+    for (const std::string& l : literals.compared)
+      if (t.size() >= l.size() && (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
         return true;
-      for (const std::string& l : literals.contained)
-        if (t.find(l) != std::string::npos) return true;
-      if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
-        continue;  // no compared string starts as t does or ends as t ends
-      for (const std::string& l : literals.compared)
-        if (t.size() >= l.size() &&
-            (t.compare(0, l.size(), l) == 0 || t.compare(t.size() - l.size(), l.size(), l) == 0))
-          return true;
-    }
     return false;
   }
 };
@@ -393,10 +403,12 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   if (im.screened(texts)) {
     ++stats_.screened;
     if (ranges) return real();  // the texts' places are found in the real renders
+    size_t first_screened = 0, held_from = SIZE_MAX;
+    while (first_screened < texts.size() && !im.screened_text(texts[first_screened])) ++first_screened;
     out.clear();
     for (const RenderKey& k : keys) {
       out.emplace_back();
-      im.prefix_render(out.back(), messages, variables, k, render, stats_);
+      im.prefix_render(out.back(), messages, variables, k, render, stats_, first_screened, held_from);
       if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render
     }
     return;
