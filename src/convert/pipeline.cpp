@@ -285,7 +285,20 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
   for (size_t i = 0; i < l.rows.size(); ++i) {
     const bool as_json = !cfg.output.empty() && !cfg.rows_as_parts;
     if (tok) {
-      TokenRow t = tokenize_row(*tok, l.rows[i], cfg.max_length);
+      TokenRow t;
+      try {
+        t = tokenize_row(*tok, l.rows[i], cfg.max_length);
+      } catch (const Error& e) {  // a text JSON allows and UTF-8 does not (a lone surrogate escape): the row is bad
+        r.out.clear();
+        r.parts.clear();
+        r.notes.clear();
+        r.mismatches.clear();
+        r.stats = ConvertStats{};
+        r.stats.rows = 1;
+        bad(e, std::string(error_kind_name(e.kind())) + ": the row's text cannot be tokenized (" + e.message() +
+                   "; a lone surrogate escape such as \\ud800 in a message?)");
+        return;
+      }
       r.stats.texts_not_found += l.rows[i].texts_not_found;
       if (t.injection) {
         ++r.stats.injection_rows;

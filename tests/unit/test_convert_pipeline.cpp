@@ -163,3 +163,33 @@ TEST(ConvertPipeline, ReasonsWithoutDetailsCountTheSame) {
   EXPECT_EQ(quiet.str(), "");
   EXPECT_NE(listed.str().find(", at char "), std::string::npos) << listed.str();
 }
+
+// A text JSON allows and UTF-8 does not (a lone surrogate escape) cannot be tokenized: with
+// --tokenizer that row is reported bad with its line, and the run goes on (it used to end the
+// process from a worker thread).
+TEST(ConvertPipeline, UntokenizableRowsAreReportedNotFatal) {
+  const fs::path dir = fs::temp_directory_path();
+  const std::string tok = (dir / "toolchat_convert_tiny_tokenizer.json").string();
+  const std::string input = (dir / "toolchat_convert_surrogate.jsonl").string();
+  std::ofstream(tok) << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}})";
+  std::ofstream(input) << R"({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}]})" "\n"
+                       << R"({"messages": [{"role": "user", "content": "\ud800Hi"}, {"role": "assistant", "content": "Yo"}]})" "\n"
+                       << R"({"messages": [{"role": "user", "content": "Hey"}, {"role": "assistant", "content": "Yo"}]})" "\n";
+  for (int threads : {1, 2}) {
+    ConvertConfig cfg;
+    cfg.model = "examples/qwen2.5/chat_template.jinja";
+    cfg.tokenizer = tok;
+    cfg.input = input;
+    cfg.output = (dir / "toolchat_convert_surrogate_out.jsonl").string();
+    cfg.threads = threads;
+    std::ostringstream err;
+    const ConvertStats s = run_convert(cfg, err);
+    EXPECT_EQ(s.converted, 2u);
+    EXPECT_EQ(s.bad, 1u);
+    EXPECT_EQ(lines(slurp(cfg.output)).size(), 2u);
+    EXPECT_NE(err.str().find(input + ":2: ValueError: the row's text cannot be tokenized"), std::string::npos) << err.str();
+    fs::remove(cfg.output);
+  }
+  fs::remove(tok);
+  fs::remove(input);
+}
