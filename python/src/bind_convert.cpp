@@ -296,6 +296,7 @@ pyb::object convert_rows(pyb::handle rows, const std::string& fmt_name, const st
     sink.take(job);
     return true;
   };
+  io.locate = [](size_t index) { return "rows[" + std::to_string(index) + "]"; };
   io.blocking = [](const std::function<void()>& f) {
     pyb::gil_scoped_release unlocked;  // the GIL is never taken under the run's lock: workers never hold it
     f();

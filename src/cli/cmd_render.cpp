@@ -101,7 +101,9 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
   std::unordered_map<std::string, std::pair<std::string, Value>> loaded;  // template_path+name -> source
   std::string line;
   std::string out;
+  size_t line_no = 0;
   while (std::getline(*in, line)) {
+    ++line_no;
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     Value id = Value::none();
     chat::CaseResult r;
@@ -146,6 +148,10 @@ int run_batch(const std::string& path, const jinja::RenderOptions& opts, int rep
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  // A read that failed (an I/O error, out of memory for a line) left lines unread: not a success.
+  if (in->bad())
+    throw Error(ErrorKind::OSError, (path == "-" ? std::string("stdin") : path) + ": read error after line " +
+                                        std::to_string(line_no) + ": the input was not read to its end");
   return 0;
 }
 

@@ -7,6 +7,7 @@
 // {"id", "ids"} -> {"id", "text"}.
 #include <atomic>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -122,6 +123,9 @@ int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned 
   }
   std::vector<std::string> outs(lines.size());
   std::vector<std::string> errors(lines.size());
+  // Anything else a line raised (out of memory): kept for the calling thread, because an exception
+  // leaving a worker thread ends the process.
+  std::vector<std::exception_ptr> failures(lines.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     while (true) {
@@ -131,6 +135,8 @@ int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned 
         outs[i] = batch_line(tok, lines[i], linenos[i], file, decode, add_special, skip_special, offsets);
       } catch (const Error& e) {
         errors[i] = e.message();
+      } catch (...) {
+        failures[i] = std::current_exception();
       }
     }
   };
@@ -139,8 +145,10 @@ int run_batch(const tokenize::Tokenizer& tok, const std::string& file, unsigned 
   worker();
   for (auto& t : pool) t.join();
   // Nothing is written when a line is bad: the first bad line is reported.
-  for (size_t i = 0; i < errors.size(); ++i)
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (failures[i]) std::rethrow_exception(failures[i]);
     if (!errors[i].empty()) throw_error(ErrorKind::ValueError, errors[i]);
+  }
   std::string buf;
   for (const std::string& o : outs) {
     buf += o;

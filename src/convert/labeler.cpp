@@ -323,7 +323,10 @@ struct Labeler::Impl {
     std::vector<Value> part(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(count, all.size())));
     v.add("messages", Value::list(std::move(part))).add("add_generation_prompt", agp);
     chat::PreparedCase pc = chat::prepare_case(v.build(), set.special_tokens);
-    return chat::render_prepared(*c.t, pc, opts.clock);
+    chat::CaseResult r = chat::render_prepared(*c.t, pc, opts.clock);
+    // Out of memory says nothing about this conversation (another machine renders it): no verdict.
+    if (!r.ok && r.error == "MemoryError") throw Error(ErrorKind::MemoryError, "out of memory");
+    return r;
   }
 
   // The renders labeling needs, in the order of `keys`; the first one (the whole conversation)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -95,6 +96,10 @@ struct Batch {
   std::vector<RowJob> jobs;
   size_t used = 0;
   bool done = false;  // under OrderedRun::mu_
+  // What a worker could not turn into a row report (out of memory, a bug): rethrown on the calling
+  // thread when the batch is taken, because an exception leaving a worker thread ends the process.
+  std::exception_ptr failure;
+  size_t failed_row = 0;  // its RowJob::index
 };
 
 // Workers convert batches; the calling thread reads rows into batches and takes finished batches
@@ -155,6 +160,7 @@ class OrderedRun {
     }
     b->used = 0;
     b->done = false;
+    b->failure = nullptr;
     return b;
   }
 
@@ -173,6 +179,7 @@ class OrderedRun {
     std::unique_ptr<Batch> b = std::move(in_order_.front());
     in_order_.pop_front();
     lk.unlock();
+    if (b->failure) fail(*b);
     for (size_t i = 0; i < b->used && !stopped_; ++i) {
       RowJob& job = b->jobs[i];
       if (!io_.take(job)) {
@@ -184,6 +191,23 @@ class OrderedRun {
     if (io_.after_batch) io_.after_batch();
     if (free_.size() < max_in_flight_) free_.push_back(std::move(b));
     lk.lock();
+  }
+
+  // Out of memory is no verdict on a row (it depends on the machine, not the row): it stops the
+  // run, naming the row; anything else a worker could not report is rethrown as it was.
+  [[noreturn]] void fail(const Batch& b) const {
+    const std::string where =
+        (io_.locate ? io_.locate(b.failed_row) : "row " + std::to_string(b.failed_row)) + ": ";
+    try {
+      std::rethrow_exception(b.failure);
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorKind::MemoryError, where + "out of memory");
+    } catch (const std::length_error&) {
+      throw Error(ErrorKind::MemoryError, where + "out of memory");
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::MemoryError) throw Error(ErrorKind::MemoryError, where + "out of memory");
+      throw;
+    }
   }
 
   void stop() {
@@ -211,14 +235,20 @@ class OrderedRun {
         b = pending_.front();
         pending_.pop_front();
       }
-      for (size_t i = 0; i < b->used; ++i) {
-        RowJob& job = b->jobs[i];
-        if (job.has_row) {
-          convert_row(labeler, cfg_, tok, job.row, job.result);
-          job.row = Value();  // freed here (the module: without the GIL)
-        } else {
-          convert_line(labeler, cfg_, tok, job.line, job.result);
+      size_t i = 0;
+      try {
+        for (; i < b->used; ++i) {
+          RowJob& job = b->jobs[i];
+          if (job.has_row) {
+            convert_row(labeler, cfg_, tok, job.row, job.result);
+            job.row = Value();  // freed here (the module: without the GIL)
+          } else {
+            convert_line(labeler, cfg_, tok, job.line, job.result);
+          }
         }
+      } catch (...) {
+        b->failure = std::current_exception();
+        b->failed_row = b->jobs[i].index;
       }
       {
         std::lock_guard<std::mutex> lk(mu_);
@@ -242,6 +272,12 @@ class OrderedRun {
   ConvertStats total_;
 };
 
+// Called in a catch block: out of memory is not the row's fault, so it leaves the row's report
+// (OrderedRun::fail stops the run, naming the row).
+void rethrow_if_out_of_memory(const Error& e) {
+  if (e.kind() == ErrorKind::MemoryError) throw;
+}
+
 }  // namespace
 
 void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const Value& row,
@@ -256,6 +292,7 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
   try {
     sample = read_sample(cfg.format, row);
   } catch (const Error& e) {
+    rethrow_if_out_of_memory(e);
     bad(e, e.message());
     return;
   }
@@ -263,10 +300,12 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
   std::optional<Error> failed;
   try {
     if (!labeler.label(sample, l, failed)) {
+      if (failed->kind() == ErrorKind::MemoryError) throw *failed;
       bad(*failed, std::string(error_kind_name(failed->kind())) + ": " + failed->message());
       return;
     }
   } catch (const Error& e) {
+    rethrow_if_out_of_memory(e);
     bad(e, std::string(error_kind_name(e.kind())) + ": " + e.message());
     return;
   }
@@ -289,6 +328,7 @@ void convert_row(Labeler& labeler, const ConvertConfig& cfg, const tokenize::Tok
       try {
         t = tokenize_row(*tok, l.rows[i], cfg.max_length);
       } catch (const Error& e) {  // a text JSON allows and UTF-8 does not (a lone surrogate escape): the row is bad
+        rethrow_if_out_of_memory(e);
         r.out.clear();
         r.parts.clear();
         r.notes.clear();
@@ -352,6 +392,7 @@ void convert_line(Labeler& labeler, const ConvertConfig& cfg, const tokenize::To
   try {
     row = reader.read(line);
   } catch (const Error& e) {
+    rethrow_if_out_of_memory(e);
     ++r.stats.rows;
     ++r.stats.bad;
     r.error = e;
@@ -450,9 +491,14 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     return true;
   };
   io.after_batch = [&] { report(false); };
+  io.locate = [&](size_t index) { return in->name + ':' + std::to_string(index); };
   ConvertStats total = run_convert(cfg, io);
   if (!first_bad.empty()) throw Error(ErrorKind::ValueError, first_bad + " (stopped at the first bad row)");
-  if (in->stream->bad()) err << in->name << ": read error after line " << line_no << '\n';
+  // A read that failed (an I/O error, out of memory for a line) ends the input early: the rows
+  // after it are not converted, so the run fails and the old output stays.
+  if (in->stream->bad())
+    throw Error(ErrorKind::OSError,
+                in->name + ": read error after line " + std::to_string(line_no) + ": the input was not read to its end");
   if (out.file) {
     if (total.converted > 0) out.file->commit();  // else the old file stays (the temporary is removed)
   } else if (out.stream) {

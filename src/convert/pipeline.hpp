@@ -125,6 +125,8 @@ struct RowIo {
   std::function<bool(RowJob&)> read;  // fills the next job; false: no more rows
   std::function<bool(RowJob&)> take;  // a converted job, in input order; false stops the run (nothing more is read or taken)
   std::function<void()> after_batch;  // optional: after each batch is taken (progress)
+  // Optional: how an error that stops the run names its row ("FILE:LINE", "rows[3]"); else "row N".
+  std::function<std::string(size_t index)> locate;
   // Optional: runs `f`, which blocks (waiting for a worker; loading the model), e.g. with the GIL released.
   std::function<void(const std::function<void()>& f)> blocking;
 };

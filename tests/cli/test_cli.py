@@ -10,6 +10,7 @@ import json
 import os
 import pty
 import re
+import resource
 import select
 import shutil
 import signal
@@ -386,6 +387,67 @@ class TemplateErrors(Tmp):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("LimitError: ", p.stderr)
         self.assertEqual(p.stdout, "")
+
+def instrumented(binary):
+    """A sanitizer's runtime reserves terabytes of address space: an address-space limit cannot work."""
+    with open(binary, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__tsan_init" in data
+
+
+def run_limited(args, megabytes):
+    """The program under an address-space limit (RLIMIT_AS), so that memory runs out where we say;
+    one malloc arena, so that worker threads do not each reserve 64 MB of it."""
+    limit = megabytes << 20
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCHAT_")}
+    env["MALLOC_ARENA_MAX"] = "1"
+    return subprocess.run([TOOLCHAT, *args], capture_output=True, text=True, timeout=120, env=env,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+
+
+class OutOfMemory(Tmp):
+    """Memory running out is no verdict on a row: the run fails, names where, and keeps the old output."""
+
+    SMALL = json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})
+
+    def setUp(self):
+        super().setUp()
+        if instrumented(TOOLCHAT):
+            self.skipTest("an address-space limit cannot work under a sanitizer")
+
+    def test_convert_stops_at_the_row_it_could_not_convert(self):
+        # The template lists a message's characters: a 10 MB text needs about 16 bytes per
+        # character while rendering, so a worker runs out at 160 MB and the reader (a 10 MB line) does not.
+        model = self.path("chars.jinja")
+        write(model, "{%- for m in messages -%}<|{{ m['role'] }}|>{{ m['content'] }}{{ m['content']|list|length }}"
+                     "<|end|>{%- endfor -%}{%- if add_generation_prompt -%}<|assistant|>{%- endif -%}")
+        big = json.dumps({"messages": [{"role": "user", "content": "x" * 10_000_000},
+                                       {"role": "assistant", "content": "y"}]})
+        inp = self.path("rows.jsonl")
+        write(inp, "\n".join([self.SMALL] * 20 + [big] + [self.SMALL] * 20) + "\n")
+        out = self.path("out.jsonl")
+        write(out, "old\n")
+        p = run_limited(["convert", "--from", "openai", "--model", model, "--threads", "2", "--no-progress", inp, out], 160)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(inp + ":21: out of memory", p.stderr)
+        self.assertEqual(read(out), "old\n")
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["chars.jinja", "out.jsonl", "rows.jsonl"])
+
+    def test_a_line_too_long_to_read_fails_the_run(self):
+        inp = self.path("rows.jsonl")
+        with open(inp, "w", encoding="utf-8") as f:  # line 2 cannot be read into 128 MB of address space
+            f.write(self.SMALL + "\n" + "x" * 200_000_000 + "\n" + self.SMALL + "\n")
+        out = self.path("out.jsonl")
+        write(out, "old\n")
+        p = run_limited(["convert", "--from", "openai", "--model", MODEL, "--no-progress", inp, out], 128)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(inp + ": read error after line 1: the input was not read to its end", p.stderr)
+        self.assertEqual(read(out), "old\n")
+        p = run_limited(["render", "--batch", inp], 128)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(inp + ": read error after line 1", p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), 1)  # line 1's result; line 3 was never read
+
 
 class Convert(Tmp):
     def convert(self, inp, out, *extra, env=None):
