@@ -277,6 +277,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
   bool chose = false;  // chat_template= named a template or gave a source
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
+  variables.reserve(static_cast<size_t>(nkw));  // one allocation, not one per doubling
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
