@@ -9,7 +9,9 @@ namespace toolchat::jinja {
 
 namespace {
 
-bool str_equal(std::string_view a, std::string_view b) { return same_text(a, b); }
+bool str_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+}
 
 inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
