@@ -49,7 +49,8 @@ class Converter {
   }
   // Open addressing on the key object's address; at most kMaxKeys keys are kept (a call with
   // more distinct keys converts the others each time they occur).
-  static constexpr unsigned kSlots = 64, kMaxKeys = 40;  // home() gives 6 bits
+  static constexpr unsigned kSlots = 64, kMaxKeys = 40;
+  static_assert(kSlots == 64, "home() gives 6 bits");
   PyObject* key_obj_[kSlots] = {};
   union Slot {  // constructed where key_obj_ is set
     Value value;
