@@ -88,6 +88,13 @@ void TemplateHandle::index_names() {
     std::vector<std::string> names = jinja::Template::compile(model.source(name)).uses().names;
     names_read[name] = NameSet(names.begin(), names.end());
   }
+  for (int tools = 0; tools < 2; ++tools) {
+    try {
+      default_read[tools] = {true, names_of(model.select(this->name, tools != 0))};
+    } catch (const Error&) {
+      default_read[tools] = {};
+    }
+  }
 }
 
 const TemplateHandle::NameSet* TemplateHandle::names_of(const std::string& template_name) const {
@@ -186,6 +193,8 @@ constexpr TokenizerParam kTokenizerParams[] = {
 };
 
 std::string_view name_of(PyObject* str) {
+  if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
+    return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(str, &n);
   if (!p) throw pyb::error_already_set();
@@ -265,8 +274,10 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
   for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
   Converter& to_value = a.to_value;
   a.template_name = h.name;
+  bool chose = false;  // chat_template= named a template or gave a source
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
+  variables.reserve(static_cast<size_t>(nkw));  // one allocation, not one per doubling
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
@@ -302,6 +313,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
       const auto names = h.model.names();
       if (std::find(names.begin(), names.end(), t) != names.end()) a.template_name = t;
       else a.template_source = std::move(t);  // as transformers: not a name, so a template's text
+      chose = true;
       continue;
     }
     if (name == "special_tokens") {
@@ -316,8 +328,10 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
   a.messages = slot[0];
   const bool tools_given = slot[1] && slot[1] != Py_None;
   // What the chosen template cannot read is not converted (only checked as transformers checks it).
-  const TemplateHandle::NameSet* read =
-      a.template_source ? nullptr : h.names_of(h.model.select(a.template_name, tools_given));
+  const TemplateHandle::DefaultRead& known = h.default_read[tools_given];
+  const TemplateHandle::NameSet* read = a.template_source ? nullptr
+                                        : !chose && known.known ? known.names
+                                                                : h.names_of(h.model.select(a.template_name, tools_given));
   auto may_read = [&](std::string_view var) { return !read || read->find(var) != read->end(); };
   a.call.kwargs.reserve(variables.size());
   for (auto [key, value] : variables) {

@@ -36,7 +36,14 @@ struct TemplateHandle {
   // The names template `template_name` looks up; null when unknown (it did not compile: every
   // variable may be read).
   const NameSet* names_of(const std::string& template_name) const;
+  // Lists the names each template reads, and which list a call that chooses no other template
+  // uses (without and with tools), so that apply looks neither up per call.
   void index_names();
+  struct DefaultRead {
+    bool known = false;  // false: the choice failed here; the call looks it up (and raises)
+    const NameSet* names = nullptr;
+  };
+  DefaultRead default_read[2];  // [tools given]
 
   // Renders an oracle-form context, text only (GIL held on entry; released while rendering).
   std::string render(const Value& context, const std::optional<std::string>& template_name,

@@ -75,22 +75,19 @@ Converter::~Converter() {
   }
 }
 
-Value Converter::key(PyObject* k) {
-  // Objects are 16-byte aligned: the bits above those pick the slot.
-  for (unsigned i = static_cast<unsigned>(reinterpret_cast<uintptr_t>(k) >> 4) % kSlots;; i = (i + 1) % kSlots) {
-    if (key_obj_[i] == k) return key_value_[i].value;
-    if (key_obj_[i]) continue;
-    Value v = str_value(k);
-    if (nkeys_ < kMaxKeys) {
-      // The reference keeps the object (so its address) ours while it is in the table, even if
-      // Python code run between conversions (a tool function's schema) drops the dict holding it.
-      Py_INCREF(k);
-      key_obj_[i] = k;
-      new (&key_value_[i].value) Value(v);
-      used_[nkeys_++] = static_cast<uint8_t>(i);
-    }
-    return v;
+Value Converter::new_key(PyObject* k) {
+  Value v = str_value(k);
+  if (nkeys_ < kMaxKeys) {
+    unsigned i = home(k);
+    while (key_obj_[i]) i = (i + 1) % kSlots;
+    // The reference keeps the object (so its address) ours while it is in the table, even if
+    // Python code run between conversions (a tool function's schema) drops the dict holding it.
+    Py_INCREF(k);
+    key_obj_[i] = k;
+    new (&key_value_[i].value) Value(v);
+    used_[nkeys_++] = static_cast<uint8_t>(i);
   }
+  return v;
 }
 
 Value Converter::dict(PyObject* o, int depth) {
@@ -104,21 +101,25 @@ Value Converter::dict(PyObject* o, int depth) {
   // n entries, without the call that only finds the end (PyDict_Next checks its bounds itself,
   // should Python code run here change the dict: an int subclass's __str__).
   for (Py_ssize_t i = 0; i < n && PyDict_Next(o, &pos, &k, &v); ++i) {
-    Value key;
-    if (PyUnicode_CheckExact(k)) {
-      key = this->key(k);
-    } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
-      key = convert(k, depth + 1);
-    } else {
-      throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};
+    // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
+    // appended as is; the dict's index is built when first needed.
+    const Value* known = PyUnicode_CheckExact(k) ? known_key(k) : nullptr;
+    Value key;  // a key not in the table
+    if (!known) {
+      if (PyUnicode_CheckExact(k)) {
+        key = new_key(k);
+      } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
+        key = convert(k, depth + 1);
+      } else {
+        throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};
+      }
+      known = &key;
     }
     try {
-      // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
-      // appended as is; the dict's index is built when first needed.
       Value val = convert(v, depth + 1);
-      entries.emplace_back(std::move(key), std::move(val));
+      entries.emplace_back(*known, std::move(val));
     } catch (PathError& e) {
-      e.path = key_step(key) + e.path;
+      e.path = key_step(*known) + e.path;
       throw;
     }
   }

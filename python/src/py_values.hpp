@@ -34,10 +34,23 @@ class Converter {
   Value convert(PyObject* o, int depth);
   Value dict(PyObject* o, int depth);
   Value sequence(PyObject* o, int depth);
-  Value key(PyObject* k);
+  // The key object's Value when the table has it (inline: most keys of a call are seen before).
+  const Value* known_key(PyObject* k) const {
+    for (unsigned i = home(k);; i = (i + 1) % kSlots) {  // the table is never full
+      if (key_obj_[i] == k) return &key_value_[i].value;
+      if (!key_obj_[i]) return nullptr;
+    }
+  }
+  Value new_key(PyObject* k);  // converted, and kept while the table has room
+  // The slot a key object's address starts at (addresses of one size class differ in few bits:
+  // a multiplicative hash spreads them).
+  static unsigned home(PyObject* k) {
+    return static_cast<unsigned>((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> 58);
+  }
   // Open addressing on the key object's address; at most kMaxKeys keys are kept (a call with
   // more distinct keys converts the others each time they occur).
   static constexpr unsigned kSlots = 64, kMaxKeys = 40;
+  static_assert(kSlots == 64, "home() gives 6 bits");
   PyObject* key_obj_[kSlots] = {};
   union Slot {  // constructed where key_obj_ is set
     Value value;

@@ -72,6 +72,27 @@ size_t class_of(size_t n) { return (n + kGrain - 1) / kGrain - 1; }
   return true;
 }
 
+// Block p (of class c) back on its list.
+inline void keep(void* p, size_t c) noexcept {
+  auto* b = static_cast<FreeBlock*>(p);
+  b->next = lists.head[c];
+  lists.head[c] = b;
+  --lists.room[c];
+}
+
+// The slow paths are calls of their own, so that the fast ones (a list's head taken or given back)
+// need no saved registers (a string's free: 18 instructions, not 30).
+[[gnu::noinline]] void* allocate_fresh(size_t n) {
+  size_t c = class_of(n);
+  return ::operator new(c < kClasses ? (c + 1) * kGrain : n);
+}
+
+[[gnu::noinline]] void release_slow(void* p, size_t n) noexcept {
+  size_t c = class_of(n);
+  if (c < kClasses && !lists.drain_registered && open_lists()) keep(p, c);
+  else ::operator delete(p);
+}
+
 }  // namespace
 
 void* pool_allocate(size_t n) {
@@ -82,21 +103,14 @@ void* pool_allocate(size_t n) {
       ++lists.room[c];
       return b;
     }
-    return ::operator new((c + 1) * kGrain);
   }
-  return ::operator new(n);
+  return allocate_fresh(n);
 }
 
 void pool_release(void* p, size_t n) noexcept {
   size_t c = class_of(n);
-  if (c < kClasses && (lists.room[c] != 0 || (!lists.drain_registered && open_lists()))) {
-    auto* b = static_cast<FreeBlock*>(p);
-    b->next = lists.head[c];
-    lists.head[c] = b;
-    --lists.room[c];
-    return;
-  }
-  ::operator delete(p);
+  if (c < kClasses && lists.room[c] != 0) keep(p, c);
+  else release_slow(p, n);
 }
 
 #else
