@@ -257,7 +257,6 @@ class Interp final : public Renderer {
 
   // statements (render_stmt.cpp)
   Flow exec_body(const Body& b);
-  Flow exec(const Stmt* s);
   [[gnu::noinline]] Flow exec_cold(const Stmt* s);
   [[gnu::noinline]] void exec_print(const Expr* e);
   [[gnu::noinline]] void exec_set(const SetStmt* n);
