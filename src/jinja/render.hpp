@@ -280,15 +280,8 @@ class Interp final : public Renderer {
 
   // expressions (render_expr.cpp)
  public:
-  Value eval(const Expr* e) {
-    switch (e->kind) {
-      case EK::Const: return static_cast<const ConstExpr*>(e)->value;
-      case EK::Name: return lookup(static_cast<const NameExpr*>(e));
-      default: return eval_slow(e);
-    }
-  }
+  Value eval(const Expr* e);
  private:
-  Value eval_slow(const Expr* e);
   bool truth(const Expr* e);
   [[noreturn, gnu::noinline]] void rethrow_at(const Expr* e);
   [[gnu::noinline]] Value eval_cold(const Expr* e);

@@ -128,10 +128,12 @@ void Interp::rethrow_at(const Expr* e) {
   }
 }
 
-// Every kind but the two eval() settles inline (Const, Name).
-Value Interp::eval_slow(const Expr* e) {
+// The expression dispatch: one switch per node (the less common kinds in eval_cold).
+Value Interp::eval(const Expr* e) {
   try {
     switch (e->kind) {
+      case EK::Const: return static_cast<const ConstExpr*>(e)->value;
+      case EK::Name: return lookup(static_cast<const NameExpr*>(e));
       case EK::Getattr: {
         auto* g = static_cast<const GetattrExpr*>(e);
         // The object is borrowed when it can be (getattr runs no template code).
@@ -201,7 +203,7 @@ bool Interp::truth(const Expr* e) {
   }
 }
 
-// The less common expression kinds, apart so that eval_slow stays small. Each kind is
+// The less common expression kinds, apart so that eval stays small. Each kind is
 // evaluated in exactly one of the two.
 Value Interp::eval_cold(const Expr* e) {
   switch (e->kind) {
@@ -316,7 +318,7 @@ Value Interp::eval_cold(const Expr* e) {
       auto* r = static_cast<const RaiseExpr*>(e);
       throw Error(r->error, r->message);
     }
-    default: break;  // the kinds eval_slow evaluates
+    default: break;  // the kinds eval evaluates
   }
   return Value();
 }
