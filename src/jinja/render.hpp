@@ -94,12 +94,9 @@ class FrameRef {
   ~FrameRef() { release(f_); }
   Frame* get() const { return f_; }
   Frame* operator->() const { return f_; }
+  // The count test inline; the last reference's release (a scope ending) out of line.
   static void release(Frame* f) {
-    while (f && --f->rc == 0) {
-      Frame* p = f->parent;
-      recycle(f);
-      f = p;
-    }
+    if (f && --f->rc == 0) release_last(f);
   }
   static FrameRef make(Frame* parent) {
     Frame* f = fresh();
@@ -120,6 +117,14 @@ class FrameRef {
     Frame* f = fl.back();
     fl.pop_back();
     return f;
+  }
+  [[gnu::noinline]] static void release_last(Frame* f) {
+    while (f) {
+      Frame* p = f->parent;
+      recycle(f);
+      f = p;
+      if (!f || --f->rc != 0) return;
+    }
   }
   static void recycle(Frame* f) {
     f->vars.clear();  // may release other frames (macro closures): they recycle themselves

@@ -254,6 +254,11 @@ std::string Interp::capture(const Body& b, Flow* flow) {
 }
 
 void Interp::assign(int sym, Value v) {
+  // A name no scope of this render has bound yet is not in this one either.
+  if (sym >= 0 && !ctx_[static_cast<size_t>(sym)].bound) {
+    bind(sym, std::move(v));
+    return;
+  }
   for (auto& kv : cur_->vars) {
     if (kv.first == sym) {
       kv.second = std::move(v);
