@@ -59,7 +59,9 @@ struct FramePool {
   std::vector<Frame*> free;
   ~FramePool() { for (Frame* f : free) delete f; }
 };
-inline thread_local FramePool frame_pool;
+// initial-exec, as the object pool's lists (src/value/obj_pool.cpp): in the Python module the
+// default model calls __tls_get_addr on every access.
+__attribute__((tls_model("initial-exec"))) inline thread_local FramePool frame_pool;
 
 // What a render knows of one symbol: the render variable or global of that name, resolved on
 // first use (nullptr: not resolved yet; points into the variables, the template's globals or
@@ -83,7 +85,7 @@ struct CtxPool {
     if (free.size() < 8 && v.capacity() <= 4096) free.push_back(std::move(v));
   }
 };
-inline thread_local CtxPool ctx_pool;
+__attribute__((tls_model("initial-exec"))) inline thread_local CtxPool ctx_pool;
 
 class FrameRef {
  public:
