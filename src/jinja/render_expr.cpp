@@ -487,8 +487,7 @@ bool Interp::eval_test(const TestExpr* t) {
   CallArgs args;
   eval_args(t->a, args);
   if (!t->fn) throw Error(ErrorKind::TemplateRuntimeError, "No test named " + string_repr(t->name) + " found.");
-  charge(1);
-  return t->fn(*this, v, args);
+  return run_test(t->fn, v, args);
 }
 
 Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args) {
@@ -503,8 +502,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
 bool Interp::call_test(std::string_view name, const Value& v, CallArgs& args) {
   TestFn fn = find_test(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No test named " + string_repr(std::string(name)) + ".");
-  charge(1);
-  return fn(*this, v, args);
+  return run_test(fn, v, args);
 }
 
 }  // namespace toolchat::jinja
