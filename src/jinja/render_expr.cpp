@@ -152,6 +152,7 @@ Value Interp::eval(const Expr* e) {
           Value hold;
           const Value* obj = borrow_or_eval(g->obj, hold);
           if (const Value* v = dict_key(g, *obj)) return *v;
+          if (g->str_missing.obj() && obj->is_str() && !obj->is_markup()) return g->str_missing;
           return getitem(*obj, key);
         }
         if (g->index->kind == EK::Const) {
