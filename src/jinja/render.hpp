@@ -279,7 +279,13 @@ class Interp final : public Renderer {
     cur_->vars.emplace_back(sym, std::forward<V>(v));
   }
   std::string capture(const Body& b, Flow* flow = nullptr);
-  void write(std::string_view s);
+  void write(std::string_view s) {
+    // Copying is work too (checked at the next charge: a write alone is bounded by the output
+    // limit); the same in write_value.
+    steps_ += s.size() / kBytesPerStep;
+    out_->append(s);
+    if (out_->size() > limits_.max_output_bytes) check_output();
+  }
   void write_value(const Value& v);
   bool write_concat(const Expr* e);
   void check_output();

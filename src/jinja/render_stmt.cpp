@@ -90,14 +90,6 @@ void Interp::check_output() {
     limit_error("rendered output exceeds the limit of " + std::to_string(limits_.max_output_bytes) + " bytes");
 }
 
-void Interp::write(std::string_view s) {
-  // Copying is work too (checked at the next charge: a write alone is bounded by the output
-  // limit); the same in write_value.
-  steps_ += s.size() / kBytesPerStep;
-  out_->append(s);
-  if (out_->size() > limits_.max_output_bytes) check_output();
-}
-
 void Interp::write_value(const Value& v) {
   switch (v.type()) {
     case Type::Str: write(v.str()); return;
