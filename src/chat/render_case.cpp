@@ -1,5 +1,7 @@
 #include "chat/render_case.hpp"
 
+#include <cstring>
+
 #include "value/frozen.hpp"
 #include "value/pystr.hpp"
 
@@ -97,12 +99,29 @@ std::string_view final_text(const Value& messages) {
   return final->str();
 }
 
+// `hay.rfind(needle)`, stepping from one occurrence of the needle's first byte to the one before
+// (memrchr) instead of comparing at every position: the final message usually stands a few
+// template bytes before the end, after many bytes that cannot start it.
+size_t last_occurrence(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return hay.size();
+  if (needle.size() > hay.size()) return std::string_view::npos;
+  size_t end = hay.size() - needle.size() + 1;  // candidate starts are [0, end)
+  while (end > 0) {
+    const void* hit = memrchr(hay.data(), static_cast<unsigned char>(needle[0]), end);
+    if (!hit) break;
+    size_t i = static_cast<size_t>(static_cast<const char*>(hit) - hay.data());
+    if (std::memcmp(hay.data() + i + 1, needle.data() + 1, needle.size() - 1) == 0) return i;
+    end = i;
+  }
+  return std::string_view::npos;
+}
+
 // The length `rendered` is cut to (transformers' continue_final_message).
 size_t continue_final_len(std::string_view rendered, const Value& messages) {
   std::string_view f = final_text(messages);
   std::string_view stripped = pystr::strip_view(f);
   std::string_view lstripped = pystr::lstrip_view(f);
-  size_t loc = rendered.rfind(stripped);
+  size_t loc = last_occurrence(rendered, stripped);
   if (loc == std::string_view::npos)
     throw Error(ErrorKind::ValueError, "continue_final_message: final message not found in the rendered chat");
   if (rendered.compare(loc, lstripped.size(), f) == 0) return loc + lstripped.size();

@@ -79,6 +79,9 @@ struct GetitemExpr : Expr {
   // For `x['key']` with a constant string key that names no dict method: the Undefined for
   // a dict without that key (built once); otherwise a null Undefined.
   Value dict_missing;
+  // For a constant string key that names no str method: the Undefined of a plain str without
+  // it (`content['text']` where content is a str), built once; otherwise a null Undefined.
+  Value str_missing;
   SlotHint slot_hint;  // for a constant string key
   std::vector<const Expr*> key_path;  // as GetattrExpr::key_path
   GetitemExpr(uint32_t p, Expr* o, Expr* i) : Expr(EK::Getitem, p), obj(o), index(i) {}

@@ -78,6 +78,11 @@ class Renderer {
   // Calls a filter / test by name, raising Jinja2's errors for unknown names.
   virtual Value call_filter(std::string_view name, const Value& v, CallArgs& args) = 0;
   virtual bool call_test(std::string_view name, const Value& v, CallArgs& args) = 0;
+  // Runs a test already found (a test node's, or one looked up once for many items): one step.
+  bool run_test(TestFn fn, const Value& v, CallArgs& args) {
+    charge(1);
+    return fn(*this, v, args);
+  }
   // Accounts for `n` units of work; raises LimitError past the budget.
   virtual void charge(uint64_t n) = 0;
   void charge_bytes(size_t n) { charge(n / kBytesPerStep); }

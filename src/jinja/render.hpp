@@ -59,7 +59,9 @@ struct FramePool {
   std::vector<Frame*> free;
   ~FramePool() { for (Frame* f : free) delete f; }
 };
-inline thread_local FramePool frame_pool;
+// initial-exec, as the object pool's lists (src/value/obj_pool.cpp): in the Python module the
+// default model calls __tls_get_addr on every access.
+__attribute__((tls_model("initial-exec"))) inline thread_local FramePool frame_pool;
 
 // What a render knows of one symbol: the render variable or global of that name, resolved on
 // first use (nullptr: not resolved yet; points into the variables, the template's globals or
@@ -83,7 +85,7 @@ struct CtxPool {
     if (free.size() < 8 && v.capacity() <= 4096) free.push_back(std::move(v));
   }
 };
-inline thread_local CtxPool ctx_pool;
+__attribute__((tls_model("initial-exec"))) inline thread_local CtxPool ctx_pool;
 
 class FrameRef {
  public:
@@ -94,12 +96,9 @@ class FrameRef {
   ~FrameRef() { release(f_); }
   Frame* get() const { return f_; }
   Frame* operator->() const { return f_; }
+  // The count test inline; the last reference's release (a scope ending) out of line.
   static void release(Frame* f) {
-    while (f && --f->rc == 0) {
-      Frame* p = f->parent;
-      recycle(f);
-      f = p;
-    }
+    if (f && --f->rc == 0) release_last(f);
   }
   static FrameRef make(Frame* parent) {
     Frame* f = fresh();
@@ -120,6 +119,14 @@ class FrameRef {
     Frame* f = fl.back();
     fl.pop_back();
     return f;
+  }
+  [[gnu::noinline]] static void release_last(Frame* f) {
+    while (f) {
+      Frame* p = f->parent;
+      recycle(f);
+      f = p;
+      if (!f || --f->rc != 0) return;
+    }
   }
   static void recycle(Frame* f) {
     f->vars.clear();  // may release other frames (macro closures): they recycle themselves
@@ -257,7 +264,6 @@ class Interp final : public Renderer {
 
   // statements (render_stmt.cpp)
   Flow exec_body(const Body& b);
-  Flow exec(const Stmt* s);
   [[gnu::noinline]] Flow exec_cold(const Stmt* s);
   [[gnu::noinline]] void exec_print(const Expr* e);
   [[gnu::noinline]] void exec_set(const SetStmt* n);
@@ -273,7 +279,13 @@ class Interp final : public Renderer {
     cur_->vars.emplace_back(sym, std::forward<V>(v));
   }
   std::string capture(const Body& b, Flow* flow = nullptr);
-  void write(std::string_view s);
+  void write(std::string_view s) {
+    // Copying is work too (checked at the next charge: a write alone is bounded by the output
+    // limit); the same in write_value.
+    steps_ += s.size() / kBytesPerStep;
+    out_->append(s);
+    if (out_->size() > limits_.max_output_bytes) check_output();
+  }
   void write_value(const Value& v);
   bool write_concat(const Expr* e);
   void check_output();
@@ -281,15 +293,8 @@ class Interp final : public Renderer {
 
   // expressions (render_expr.cpp)
  public:
-  Value eval(const Expr* e) {
-    switch (e->kind) {
-      case EK::Const: return static_cast<const ConstExpr*>(e)->value;
-      case EK::Name: return lookup(static_cast<const NameExpr*>(e));
-      default: return eval_slow(e);
-    }
-  }
+  Value eval(const Expr* e);
  private:
-  Value eval_slow(const Expr* e);
   bool truth(const Expr* e);
   [[noreturn, gnu::noinline]] void rethrow_at(const Expr* e);
   [[gnu::noinline]] Value eval_cold(const Expr* e);

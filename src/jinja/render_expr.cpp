@@ -128,10 +128,12 @@ void Interp::rethrow_at(const Expr* e) {
   }
 }
 
-// Every kind but the two eval() settles inline (Const, Name).
-Value Interp::eval_slow(const Expr* e) {
+// The expression dispatch: one switch per node (the less common kinds in eval_cold).
+Value Interp::eval(const Expr* e) {
   try {
     switch (e->kind) {
+      case EK::Const: return static_cast<const ConstExpr*>(e)->value;
+      case EK::Name: return lookup(static_cast<const NameExpr*>(e));
       case EK::Getattr: {
         auto* g = static_cast<const GetattrExpr*>(e);
         // The object is borrowed when it can be (getattr runs no template code).
@@ -150,6 +152,7 @@ Value Interp::eval_slow(const Expr* e) {
           Value hold;
           const Value* obj = borrow_or_eval(g->obj, hold);
           if (const Value* v = dict_key(g, *obj)) return *v;
+          if (g->str_missing.obj() && obj->is_str() && !obj->is_markup()) return g->str_missing;
           return getitem(*obj, key);
         }
         if (g->index->kind == EK::Const) {
@@ -201,7 +204,7 @@ bool Interp::truth(const Expr* e) {
   }
 }
 
-// The less common expression kinds, apart so that eval_slow stays small. Each kind is
+// The less common expression kinds, apart so that eval stays small. Each kind is
 // evaluated in exactly one of the two.
 Value Interp::eval_cold(const Expr* e) {
   switch (e->kind) {
@@ -316,7 +319,7 @@ Value Interp::eval_cold(const Expr* e) {
       auto* r = static_cast<const RaiseExpr*>(e);
       throw Error(r->error, r->message);
     }
-    default: break;  // the kinds eval_slow evaluates
+    default: break;  // the kinds eval evaluates
   }
   return Value();
 }
@@ -485,8 +488,7 @@ bool Interp::eval_test(const TestExpr* t) {
   CallArgs args;
   eval_args(t->a, args);
   if (!t->fn) throw Error(ErrorKind::TemplateRuntimeError, "No test named " + string_repr(t->name) + " found.");
-  charge(1);
-  return t->fn(*this, v, args);
+  return run_test(t->fn, v, args);
 }
 
 Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args) {
@@ -501,8 +503,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
 bool Interp::call_test(std::string_view name, const Value& v, CallArgs& args) {
   TestFn fn = find_test(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No test named " + string_repr(std::string(name)) + ".");
-  charge(1);
-  return fn(*this, v, args);
+  return run_test(fn, v, args);
 }
 
 }  // namespace toolchat::jinja

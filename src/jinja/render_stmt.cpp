@@ -90,14 +90,6 @@ void Interp::check_output() {
     limit_error("rendered output exceeds the limit of " + std::to_string(limits_.max_output_bytes) + " bytes");
 }
 
-void Interp::write(std::string_view s) {
-  // Copying is work too (checked at the next charge: a write alone is bounded by the output
-  // limit); the same in write_value.
-  steps_ += s.size() / kBytesPerStep;
-  out_->append(s);
-  if (out_->size() > limits_.max_output_bytes) check_output();
-}
-
 void Interp::write_value(const Value& v) {
   switch (v.type()) {
     case Type::Str: write(v.str()); return;
@@ -254,6 +246,11 @@ std::string Interp::capture(const Body& b, Flow* flow) {
 }
 
 void Interp::assign(int sym, Value v) {
+  // A name no scope of this render has bound yet is not in this one either.
+  if (sym >= 0 && !ctx_[static_cast<size_t>(sym)].bound) {
+    bind(sym, std::move(v));
+    return;
+  }
   for (auto& kv : cur_->vars) {
     if (kv.first == sym) {
       kv.second = std::move(v);
@@ -295,36 +292,44 @@ void Interp::exec_set_target(const Expr* target, const Value& v) {
   }
 }
 
+// The statement dispatch: one loop over a body, one switch per statement, the error placed at the
+// statement being executed (an inner statement placed it first: the innermost position wins).
 Flow Interp::exec_body(const Body& b) {
-  for (const Stmt* s : b) {
-    Flow f = exec(s);
-    if (f != Flow::Normal) return f;
-  }
-  return Flow::Normal;
-}
-
-Flow Interp::exec(const Stmt* s) {
+  const Stmt* s = nullptr;
   try {
-    switch (s->kind) {
-      case SK::Text: write(static_cast<const TextStmt*>(s)->text); return Flow::Normal;
-      case SK::Print: exec_print(static_cast<const PrintStmt*>(s)->expr); return Flow::Normal;
-      case SK::If: {
-        auto* n = static_cast<const IfStmt*>(s);
-        for (const auto& [test, body] : n->branches)
-          if (truth(test)) return exec_body(body);
-        return exec_body(n->else_body);
+    for (const Stmt* st : b) {
+      s = st;
+      Flow f;
+      switch (s->kind) {
+        case SK::Text: write(static_cast<const TextStmt*>(s)->text); continue;
+        case SK::Print: exec_print(static_cast<const PrintStmt*>(s)->expr); continue;
+        case SK::If: {
+          auto* n = static_cast<const IfStmt*>(s);
+          const Body* body = &n->else_body;
+          for (const auto& [test, then] : n->branches) {
+            if (truth(test)) {
+              body = &then;
+              break;
+            }
+          }
+          if (body->empty()) continue;
+          f = exec_body(*body);
+          break;
+        }
+        case SK::For: f = exec_for(static_cast<const ForStmt*>(s)); break;
+        case SK::Set: exec_set(static_cast<const SetStmt*>(s)); continue;
+        default: f = exec_cold(s); break;
       }
-      case SK::For: return exec_for(static_cast<const ForStmt*>(s));
-      case SK::Set: exec_set(static_cast<const SetStmt*>(s)); return Flow::Normal;
-      default: return exec_cold(s);
+      if (f != Flow::Normal) return f;
     }
   } catch (Error& e) {
     e.set_position(s->pos, t_.source);
     throw;
   }
+  return Flow::Normal;
 }
 
-// Print and set apart from exec, which stays small: its frame is set up for every statement.
+// Print and set apart from exec_body, which stays small.
 void Interp::exec_print(const Expr* e) {
   if ((e->kind == EK::Concat || e->kind == EK::Binary) && write_concat(e)) return;
   Value hold;
@@ -340,8 +345,8 @@ void Interp::exec_set(const SetStmt* n) {
   else exec_set_target(n->target, v);
 }
 
-// The less common statements, apart so that exec stays small. Each kind is executed in exactly
-// one of the two; exec places their errors.
+// The less common statements, apart so that exec_body stays small. Each kind is executed in
+// exactly one of the two; exec_body places their errors.
 Flow Interp::exec_cold(const Stmt* s) {
   switch (s->kind) {
     case SK::SetBlock: {
@@ -406,7 +411,7 @@ Flow Interp::exec_cold(const Stmt* s) {
     }
     case SK::Unsupported:
       throw Error(ErrorKind::TypeError, "no loader for this environment specified");
-    default: break;  // the kinds exec runs
+    default: break;  // the kinds exec_body runs
   }
   return Flow::Normal;
 }

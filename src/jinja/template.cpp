@@ -64,6 +64,9 @@ class Resolver {
           MethodFn fn = nullptr;
           if (key.is_str() && !key.is_markup() && find_method(Value::dict(), key.str(), &fn) == MethodLookup::NotFound)
             g->dict_missing = Value::undefined_item(Value::dict(), key);
+          const Value plain_str = Value::string("");
+          if (key.is_str() && !key.is_markup() && find_method(plain_str, key.str(), &fn) == MethodLookup::NotFound)
+            g->str_missing = Value::undefined_item(plain_str, key);
         }
         expr(g->obj, soft);
         expr(g->index, soft);
@@ -438,7 +441,12 @@ void freeze_shared_values(CompiledTemplate& ct) {
         fz.freeze(g->dict_missing);
         break;
       }
-      case EK::Getitem: fz.freeze(static_cast<const GetitemExpr*>(e.get())->dict_missing); break;
+      case EK::Getitem: {
+        auto* g = static_cast<const GetitemExpr*>(e.get());
+        fz.freeze(g->dict_missing);
+        fz.freeze(g->str_missing);
+        break;
+      }
       case EK::Cond: fz.freeze(static_cast<const CondExpr*>(e.get())->missing); break;
       default: break;
     }

@@ -545,14 +545,16 @@ Value select_or_reject(Renderer& r, const char* func, const Value& v, CallArgs& 
     rest.kw = a.kw;
   }
   AttrGetter getter(use_attr ? attr : Value::none(), false);
+  // The test is looked up once (an unknown name raises through call_test at the first item, as
+  // before); builtin tests only read their arguments, so every item gets `rest` itself.
+  TestFn test = has_test && name.is_str() ? find_test(name.str()) : nullptr;
   for (const Value& item : items_of(v, scratch)) {
     r.charge(1);
     Value x = use_attr ? getter(r, item) : item;
     bool ok;
     if (has_test) {
       if (!name.is_str()) no_named("test", name);
-      CallArgs call = rest;
-      ok = r.call_test(name.str(), x, call);
+      ok = test ? r.run_test(test, x, rest) : r.call_test(name.str(), x, rest);
     } else {
       ok = truthy(x);
     }

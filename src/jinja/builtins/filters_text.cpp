@@ -99,9 +99,9 @@ Value f_trim(Renderer&, const Value& v, CallArgs& a) {
   std::string s = soft_str(v);
   if (b.has(0) && !b.get(0).is_none()) {
     if (!b.get(0).is_str()) type_error("strip arg must be None or str");
-    return str_value(pystr::strip(s, std::string_view(b.get(0).str())), v.is_markup());
+    return str_value(pystr::strip_view(s, std::string_view(b.get(0).str())), v.is_markup());
   }
-  return str_value(pystr::strip(s), v.is_markup());
+  return str_value(pystr::strip_view(s), v.is_markup());
 }
 
 // ---- escaping ----

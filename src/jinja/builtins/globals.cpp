@@ -6,6 +6,7 @@
 // (n paragraphs of min..max-1 words from the same word list, capitalised sentences,
 // commas, full stops; html -> Markup "<p>..</p>" joined by "\n", else "\n\n") but is
 // deterministic (fixed-seed generator), so its text never matches Python byte for byte.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -339,12 +340,23 @@ Value make_global(std::string_view name, const RenderOptions& cfg) {
   if (name == "lipsum") return fn_value(g_lipsum, "generate_lorem_ipsum");
   if (name == "raise_exception") return fn_value(g_raise_exception, "raise_exception");
   if (name == "strftime_now") {
+    if (!cfg.fixed_now) return Value(new FunctionObj(g_strftime_now, "strftime_now"));
+    // On a fixed clock the function is the same on every render: the last one is kept per thread
+    // (its counts are the thread's own; a render only reads it).
+    struct Made {
+      int64_t clock[7] = {};
+      Value fn;
+    };
+    thread_local Made made;
+    const int64_t clock[7] = {cfg.year, cfg.month, cfg.day, cfg.hour, cfg.minute, cfg.second, cfg.microsecond};
+    if (made.fn.is_obj(ObjKind::Function) && std::equal(clock, clock + 7, made.clock)) return made.fn;
     auto* f = new FunctionObj(g_strftime_now, "strftime_now");
     Value out(f);
-    if (cfg.fixed_now)
-      f->state = Value::tuple({Value::integer(cfg.year), Value::integer(cfg.month), Value::integer(cfg.day),
-                               Value::integer(cfg.hour), Value::integer(cfg.minute), Value::integer(cfg.second),
-                               Value::integer(cfg.microsecond)});
+    std::vector<Value> fields;
+    for (int64_t c : clock) fields.push_back(Value::integer(c));
+    f->state = Value::tuple(std::move(fields));
+    std::copy(clock, clock + 7, made.clock);
+    made.fn = out;
     return out;
   }
   return Value::undefined();

@@ -407,7 +407,7 @@ NOARG_PRED(isprintable) NOARG_PRED(isspace) NOARG_PRED(istitle) NOARG_PRED(isupp
 #undef NOARG_PRED
 
 #define E(NAME) {#NAME, guarded<m_##NAME>}
-const Entry kStrMethods[] = {
+constexpr Entry kStrMethods[] = {
     E(capitalize), E(casefold), E(center), E(count), E(encode), E(endswith), E(expandtabs),
     E(find), E(format), E(format_map), E(index), E(isalnum), E(isalpha), E(isascii),
     E(isdecimal), E(isdigit), E(isidentifier), E(islower), E(isnumeric), E(isprintable),
@@ -417,6 +417,27 @@ const Entry kStrMethods[] = {
     E(swapcase), E(title), E(translate), E(upper), E(zfill),
 };
 #undef E
+
+// getattr and `s['key']` on a str look every name up here, methods or not (a template testing
+// `content['text']` on a str content, say): an open-addressed index from a hash of the name's
+// length and end bytes to its entry, built at compile time, instead of a scan of the table.
+constexpr size_t kStrIndexSlots = 128;
+constexpr size_t str_method_hash(std::string_view n) {
+  return (n.size() * 131 + static_cast<unsigned char>(n.front()) * 31 + static_cast<unsigned char>(n.back())) %
+         kStrIndexSlots;
+}
+struct StrMethodIndex {
+  uint8_t slot[kStrIndexSlots] = {};  // entry index + 1; 0: empty
+  constexpr StrMethodIndex() {
+    for (size_t i = 0; i < std::size(kStrMethods); ++i) {
+      size_t h = str_method_hash(kStrMethods[i].name);
+      while (slot[h]) h = (h + 1) % kStrIndexSlots;
+      slot[h] = static_cast<uint8_t>(i + 1);
+    }
+  }
+};
+constexpr StrMethodIndex kStrMethodIndex;
+static_assert(std::size(kStrMethods) < kStrIndexSlots / 2);
 
 // markupsafe.Markup overrides: results are Markup again (lists and tuples of Markup for
 // split/partition), and the arguments it inserts into the text are escaped first.
@@ -469,11 +490,14 @@ MethodLookup find_str_method(const Value& self, std::string_view name, MethodFn*
         return MethodLookup::Found;
       }
   }
-  for (const Entry& e : kStrMethods)
-    if (name == e.name) {
+  if (name.empty()) return MethodLookup::NotFound;
+  for (size_t h = str_method_hash(name); kStrMethodIndex.slot[h]; h = (h + 1) % kStrIndexSlots) {
+    const Entry& e = kStrMethods[kStrMethodIndex.slot[h] - 1];
+    if (e.name == name) {
       if (out) *out = e.fn;
       return MethodLookup::Found;
     }
+  }
   return MethodLookup::NotFound;
 }
 }  // namespace mimpl
