@@ -259,7 +259,7 @@ void check_documents(PyObject* documents) {
 
 // The arguments read; `messages` is still a Python object (one conversation or a batch).
 struct ApplyArgs {
-  Converter to_value;  // every argument of the call, with one table of dict keys
+  Converter to_value;  // every argument of the call
   PyObject* messages = nullptr;
   chat::ChatCall call;  // all but messages
   std::optional<std::string> template_name;

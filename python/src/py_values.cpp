@@ -2,10 +2,12 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "toolchat/json.hpp"
+#include "value/frozen.hpp"
 
 namespace toolchat::py {
 
@@ -41,6 +43,83 @@ inline Value ascii_str(PyObject* str) {
   return Value(s);
 }
 
+// Dict keys, process-wide: a compact ASCII str's text -> a frozen string Value. Found by the
+// str's own hash (computed once per str object, by Python) and its bytes, so equal keys from
+// different objects (each json.loads makes its own) share one entry. Frozen strings are never
+// counted nor freed, so the Values made from them go to renders on any thread without atomics.
+// Read and filled with the GIL held (every conversion holds it). Bounded: once full, a new key is
+// converted each time it occurs. Never freed (used until the interpreter exits).
+class SharedKeys {
+ public:
+  // The key's Value, or nullptr when it is not in the table and the table is full.
+  const Value* find(PyObject* k) {
+    // First by the object: the same key objects come back call after call (a program's literals,
+    // a dataset's dicts), and an address is found in a few instructions.
+    for (size_t i = object_home(k);; i = (i + 1) & (kSlots - 1)) {
+      if (objects_[i].obj == k) return objects_[i].value;
+      if (!objects_[i].obj) break;
+    }
+    const Value* v = by_text(k);
+    if (v && objects_used_ < kMaxKeys) {
+      // The reference keeps the object, so its address, this key's for as long as it is listed.
+      Py_INCREF(k);
+      size_t i = object_home(k);
+      while (objects_[i].obj) i = (i + 1) & (kSlots - 1);
+      objects_[i] = {k, v};
+      ++objects_used_;
+    }
+    return v;
+  }
+
+ private:
+  const Value* by_text(PyObject* k) {
+    Py_hash_t h = reinterpret_cast<PyASCIIObject*>(k)->hash;
+    if (h == -1) h = PyObject_Hash(k);  // a str's hash cannot fail
+    const auto n = static_cast<size_t>(PyUnicode_GET_LENGTH(k));
+    const char* p = static_cast<const char*>(PyUnicode_DATA(k));
+    for (size_t i = static_cast<size_t>(h) & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
+      Slot& s = slots_[i];
+      if (!s.str) return n <= kMaxLength && used_ < kMaxKeys ? add(s, h, p, n) : nullptr;
+      if (s.hash == h && s.str->size() == n && same_bytes(s.str->data(), p, n)) return &s.value;
+    }
+  }
+  // Addresses of one size class differ in few bits: a multiplicative hash spreads them.
+  static size_t object_home(PyObject* k) {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> (64 - kBits));
+  }
+  struct Object {
+    PyObject* obj = nullptr;  // null: empty (the table is never full)
+    const Value* value = nullptr;
+  };
+  struct Slot {
+    Py_hash_t hash = 0;
+    const StrObj* str = nullptr;  // null: empty (the table is never full)
+    Value value;
+  };
+  const Value* add(Slot& s, Py_hash_t h, const char* p, size_t n) {
+    StrObj* o = StrObj::make(n, [&](char* d) { std::memcpy(d, p, n); });
+    o->ascii = 1;
+    s.value = Value(o);
+    frozen_.freeze(s.value);
+    s.hash = h;
+    s.str = o;
+    ++used_;
+    return &s.value;
+  }
+  static constexpr unsigned kBits = 11;
+  static constexpr size_t kSlots = size_t{1} << kBits, kMaxKeys = kSlots / 2, kMaxLength = 64;
+  Object objects_[kSlots];
+  size_t objects_used_ = 0;
+  Slot slots_[kSlots];
+  size_t used_ = 0;
+  FrozenValues frozen_;
+};
+
+SharedKeys& shared_keys() {
+  static SharedKeys* keys = new SharedKeys();
+  return *keys;
+}
+
 Value convert_int(PyObject* o) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -68,28 +147,6 @@ Value convert_int(PyObject* o) {
 
 }  // namespace
 
-Converter::~Converter() {
-  for (unsigned i = 0; i < nkeys_; ++i) {
-    Py_DECREF(key_obj_[used_[i]]);
-    key_value_[used_[i]].value.~Value();
-  }
-}
-
-Value Converter::new_key(PyObject* k) {
-  Value v = str_value(k);
-  if (nkeys_ < kMaxKeys) {
-    unsigned i = home(k);
-    while (key_obj_[i]) i = (i + 1) % kSlots;
-    // The reference keeps the object (so its address) ours while it is in the table, even if
-    // Python code run between conversions (a tool function's schema) drops the dict holding it.
-    Py_INCREF(k);
-    key_obj_[i] = k;
-    new (&key_value_[i].value) Value(v);
-    used_[nkeys_++] = static_cast<uint8_t>(i);
-  }
-  return v;
-}
-
 Value Converter::dict(PyObject* o, int depth) {
   auto* d = new DictObj();
   Value out(d);
@@ -98,17 +155,16 @@ Value Converter::dict(PyObject* o, int depth) {
   entries.reserve(static_cast<size_t>(n));
   PyObject *k, *v;
   Py_ssize_t pos = 0;
+  SharedKeys& keys = shared_keys();
   // n entries, without the call that only finds the end (PyDict_Next checks its bounds itself,
   // should Python code run here change the dict: an int subclass's __str__).
   for (Py_ssize_t i = 0; i < n && PyDict_Next(o, &pos, &k, &v); ++i) {
     // A Python dict holds no two equal keys (Python's equality is the Value's), so the entry is
     // appended as is; the dict's index is built when first needed.
-    const Value* known = PyUnicode_CheckExact(k) ? known_key(k) : nullptr;
+    const Value* known = PyUnicode_CheckExact(k) && PyUnicode_IS_COMPACT_ASCII(k) ? keys.find(k) : nullptr;
     Value key;  // a key not in the table
     if (!known) {
-      if (PyUnicode_CheckExact(k)) {
-        key = new_key(k);
-      } else if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
+      if (PyUnicode_Check(k) || PyLong_Check(k) || PyFloat_Check(k) || k == Py_None) {
         key = convert(k, depth + 1);
       } else {
         throw PathError{true, "", std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name};

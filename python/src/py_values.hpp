@@ -6,7 +6,6 @@
 
 #include <Python.h>
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,17 +15,14 @@ namespace toolchat::py {
 
 constexpr int kMaxDepth = 512;
 
-// Converts the arguments of one call. Dict keys are converted once per key object: a conversation
-// repeats the same key objects ("role", "content", "type" ... interned by Python, or shared by one
-// json.loads), so each becomes one shared string. The table holds a reference to each key object,
-// so that its address stays its own; destroyed with the GIL held (the Values it made may be freed
-// without it, on the same thread, as long as it lives).
+// Converts the arguments of one call. Dict keys come from a process-wide table of frozen strings
+// (see shared_key in py_values.cpp): a conversation repeats the same few keys ("role", "content",
+// "type" ...) in every message and every call, so each is converted once per process.
 class Converter {
  public:
   Converter() = default;
   Converter(const Converter&) = delete;
   Converter& operator=(const Converter&) = delete;
-  ~Converter();
   // `root` names the argument in error messages ("messages", "rows[3]").
   Value operator()(PyObject* obj, std::string_view root);
 
@@ -34,32 +30,6 @@ class Converter {
   Value convert(PyObject* o, int depth);
   Value dict(PyObject* o, int depth);
   Value sequence(PyObject* o, int depth);
-  // The key object's Value when the table has it (inline: most keys of a call are seen before).
-  const Value* known_key(PyObject* k) const {
-    for (unsigned i = home(k);; i = (i + 1) % kSlots) {  // the table is never full
-      if (key_obj_[i] == k) return &key_value_[i].value;
-      if (!key_obj_[i]) return nullptr;
-    }
-  }
-  Value new_key(PyObject* k);  // converted, and kept while the table has room
-  // The slot a key object's address starts at (addresses of one size class differ in few bits:
-  // a multiplicative hash spreads them).
-  static unsigned home(PyObject* k) {
-    return static_cast<unsigned>((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> 58);
-  }
-  // Open addressing on the key object's address; at most kMaxKeys keys are kept (a call with
-  // more distinct keys converts the others each time they occur).
-  static constexpr unsigned kSlots = 64, kMaxKeys = 40;
-  static_assert(kSlots == 64, "home() gives 6 bits");
-  PyObject* key_obj_[kSlots] = {};
-  union Slot {  // constructed where key_obj_ is set
-    Value value;
-    Slot() {}
-    ~Slot() {}
-  };
-  Slot key_value_[kSlots];
-  uint8_t used_[kMaxKeys];  // the slots set, for the destructor
-  unsigned nkeys_ = 0;
 };
 
 // One argument on its own (a Converter for it alone).
