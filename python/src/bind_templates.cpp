@@ -192,6 +192,14 @@ constexpr TokenizerParam kTokenizerParams[] = {
     {"max_length", py_none},        {"return_tensors", py_none}, {"tokenizer_kwargs", py_none},
 };
 
+// The first letters of the names above, of "chat_template" and "special_tokens" (bit c & 31).
+constexpr uint32_t initials(std::initializer_list<char> cs) {
+  uint32_t m = 0;
+  for (char c : cs) m |= uint32_t{1} << (c & 31);
+  return m;
+}
+constexpr uint32_t kNamedInitials = initials({'m', 't', 'd', 'a', 'c', 'p', 'r', 's'});
+
 std::string_view name_of(PyObject* str) {
   if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
     return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
@@ -282,6 +290,12 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
     std::string_view name = name_of(key);
+    // Template variables (bos_token, enable_thinking ...) are most keywords: a name whose first
+    // letter starts none of the names below is one.
+    if (name.empty() || !(kNamedInitials & (uint32_t{1} << (name[0] & 31))) || name[0] < 'a') {
+      variables.emplace_back(key, value);
+      continue;
+    }
     int param = -1;
     for (int p = 0; p < kApplyParamCount && param < 0; ++p)
       if (name == kApplyParams[p]) param = p;

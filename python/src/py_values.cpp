@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -252,7 +253,39 @@ std::string utf8(PyObject* str) {
   return s;
 }
 
+namespace {
+
+bool all_ascii(const char* p, size_t n) {
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t a, b, c, d;
+    std::memcpy(&a, p + i, 8);
+    std::memcpy(&b, p + i + 8, 8);
+    std::memcpy(&c, p + i + 16, 8);
+    std::memcpy(&d, p + i + 24, 8);
+    if ((a | b | c | d) & kHigh) return false;
+  }
+  for (; i + 8 <= n; i += 8) {
+    uint64_t a;
+    std::memcpy(&a, p + i, 8);
+    if (a & kHigh) return false;
+  }
+  for (; i < n; ++i)
+    if (static_cast<unsigned char>(p[i]) >= 0x80) return false;
+  return true;
+}
+
+}  // namespace
+
 PyObject* to_str(std::string_view s) {
+  // An ASCII text (most prompts) is its own characters: checked 32 bytes at a time and copied,
+  // where Python's decoder checks and copies 8 at a time. Any other goes to the decoder.
+  if (all_ascii(s.data(), s.size())) {
+    PyObject* o = PyUnicode_New(static_cast<Py_ssize_t>(s.size()), 127);
+    if (o && !s.empty()) std::memcpy(PyUnicode_DATA(o), s.data(), s.size());
+    return o;
+  }
   return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
 }
 
