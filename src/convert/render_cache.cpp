@@ -217,6 +217,40 @@ bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::
   return chat::walk_marked_messages(messages, true, walk);
 }
 
+// A conversation of a known shape: its renders are the shape's with its texts put back.
+void renders_from_shape(Shape& s, std::vector<chat::CaseResult>& out, const std::vector<std::string_view>& texts,
+                        std::vector<TextRanges>* ranges, std::string* first_json, RenderHit* hit) {
+  if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
+  out.resize(s.renders.size());  // the strings of the renders before keep their buffers
+  if (ranges) ranges->resize(out.size());
+  size_t count = out.size();
+  if (hit) {
+    hit->memo = &s.memo;
+    hit->memo_tried = &s.memo_tried;
+    hit->shape = &s.renders;
+    hit->texts = texts;
+    hit->first_only = hit->first_only_if_memo && s.memo && s.renders.front().ok;
+    if (hit->first_only) count = 1;
+    if (s.renders.front().ok) put_back_into(out[0].text, s.renders.front(), texts, nullptr, &hit->starts);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const MarkedRender& r = s.renders[i];
+    chat::CaseResult& o = out[i];
+    o.ok = r.ok;
+    o.spans.clear();
+    if (r.ok) {
+      if (!(hit && i == 0)) put_back_into(o.text, r, texts, ranges ? &(*ranges)[i] : nullptr);
+      else if (ranges) put_back_into(o.text, r, texts, &(*ranges)[i]);
+      o.error.clear();
+      o.message.clear();
+    } else {
+      o.text.clear();
+      o.error = r.error;
+      o.message = r.message;
+    }
+  }
+}
+
 struct RenderCache::Impl {
   TestedLiterals literals;
   // The first and last bytes of the compared strings (an empty one matches every text).
@@ -345,6 +379,73 @@ struct RenderCache::Impl {
         return true;
     return false;
   }
+
+  // A new shape, its real renders in `out`: rendered again with markers, kept when the marked
+  // renders give the real ones back. A conversation that does not render is kept as its one
+  // failed render (the rest are not made).
+  void learn_shape(std::string_view key, std::vector<chat::CaseResult>& out, const Value& messages,
+                   const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys, const RenderFn& render,
+                   std::vector<TextRanges>* ranges, RenderCacheStats& stats) {
+    Shape s;
+    s.keys = keys;
+    s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
+    // The messages to render, marked: the same walk the key was made with, so the same texts.
+    chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+    bool unfit = false;  // a repr-shown text the repr quotes otherwise: not a test of the shape
+    try {
+      for (size_t i = 0; s.usable && i < out.size(); ++i) {
+        chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
+        MarkedRender r;
+        r.ok = m.ok;
+        if (m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
+          s.usable = false;
+        } else if (!m.ok) {
+          r.error = m.error;
+          r.message = m.message;
+          s.usable = m.error == out[i].error && m.message == out[i].message;
+        } else {
+          r.marked = std::move(m.text);
+          s.usable = cut(r, texts.size());
+          if (s.usable) add_repr_texts(r, s.repr_texts);
+          unfit = s.usable && !repr_texts_fit(s.repr_texts, texts);
+          s.usable = s.usable && !unfit && put_back(r, texts) == out[i].text;
+        }
+        s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
+        s.renders.push_back(std::move(r));
+      }
+    } catch (const std::exception&) {
+      s.usable = false;  // a template that refuses the markers
+    }
+    if (unfit) return;  // the next conversation of the shape tries again
+    if (s.usable) {
+      ++stats.learned;
+      if (s.renders.front().ok) escape_pieces(s.renders.front());
+      if (ranges && s.repr_texts.empty()) {
+        ranges->resize(s.renders.size());
+        for (size_t i = 0; i < s.renders.size(); ++i)
+          if (s.renders[i].ok) put_back(s.renders[i], texts, &(*ranges)[i]);
+      }
+    } else {
+      ++stats.refused_shapes;
+      s.renders.clear();  // remembered as a shape to render for real
+      s.bytes = 0;
+    }
+    s.bytes += key.size();
+    if (bytes + s.bytes > kMaxBytes) {
+      shapes.clear();
+      prefixes.clear();
+      bytes = 0;
+    }
+    bytes += s.bytes;
+    shapes.emplace(std::string(key), std::move(s));
+    const size_t seen = stats.learned + stats.refused_shapes;
+    if ((stats.learned == 0 && stats.refused_shapes >= 8) || (seen >= kTrialShapes && stats.hits < seen)) {
+      on = false;  // shapes do not repeat, or none passes: every conversation
+                      // is rendered for real
+      shapes.clear();
+      prefixes.clear();
+    }
+  }
 };
 
 RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl>()) {
@@ -419,100 +520,11 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
     if (!s.usable || !same_keys(s.keys, keys)) return real();
     if (!s.repr_texts.empty() && (ranges || !repr_texts_fit(s.repr_texts, texts))) return real();
     ++stats_.hits;
-    if (first_json && s.renders.front().ok) put_back_json(s.renders.front(), texts, *first_json);
-    out.resize(s.renders.size());  // the strings of the renders before keep their buffers
-    if (ranges) ranges->resize(out.size());
-    size_t count = out.size();
-    if (hit) {
-      hit->memo = &s.memo;
-      hit->memo_tried = &s.memo_tried;
-      hit->shape = &s.renders;
-      hit->texts = texts;
-      hit->first_only = hit->first_only_if_memo && s.memo && s.renders.front().ok;
-      if (hit->first_only) count = 1;
-      if (s.renders.front().ok) put_back_into(out[0].text, s.renders.front(), texts, nullptr, &hit->starts);
-    }
-    for (size_t i = 0; i < count; ++i) {
-      const MarkedRender& r = s.renders[i];
-      chat::CaseResult& o = out[i];
-      o.ok = r.ok;
-      o.spans.clear();
-      if (r.ok) {
-        if (!(hit && i == 0)) put_back_into(o.text, r, texts, ranges ? &(*ranges)[i] : nullptr);
-        else if (ranges) put_back_into(o.text, r, texts, &(*ranges)[i]);
-        o.error.clear();
-        o.message.clear();
-      } else {
-        o.text.clear();
-        o.error = r.error;
-        o.message = r.message;
-      }
-    }
+    renders_from_shape(s, out, texts, ranges, first_json, hit);
     return;
   }
-  // A new shape: rendered both ways, kept when the marked renders give the real
-  // ones back. A conversation that does not render is kept as its one failed
-  // render (the rest are not made).
   real();
-  Shape s;
-  s.keys = keys;
-  s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
-  // The messages to render, marked: the same walk the key was made with, so the same texts.
-  chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
-  bool unfit = false;  // a repr-shown text the repr quotes otherwise: not a test of the shape
-  try {
-    for (size_t i = 0; s.usable && i < out.size(); ++i) {
-      chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
-      MarkedRender r;
-      r.ok = m.ok;
-      if (m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
-        s.usable = false;
-      } else if (!m.ok) {
-        r.error = m.error;
-        r.message = m.message;
-        s.usable = m.error == out[i].error && m.message == out[i].message;
-      } else {
-        r.marked = std::move(m.text);
-        s.usable = cut(r, texts.size());
-        if (s.usable) add_repr_texts(r, s.repr_texts);
-        unfit = s.usable && !repr_texts_fit(s.repr_texts, texts);
-        s.usable = s.usable && !unfit && put_back(r, texts) == out[i].text;
-      }
-      s.bytes += r.marked.size() + r.pieces.size() * sizeof(Piece) + r.message.size();
-      s.renders.push_back(std::move(r));
-    }
-  } catch (const std::exception&) {
-    s.usable = false;  // a template that refuses the markers
-  }
-  if (unfit) return;  // the next conversation of the shape tries again
-  if (s.usable) {
-    ++stats_.learned;
-    if (s.renders.front().ok) escape_pieces(s.renders.front());
-    if (ranges && s.repr_texts.empty()) {
-      ranges->resize(s.renders.size());
-      for (size_t i = 0; i < s.renders.size(); ++i)
-        if (s.renders[i].ok) put_back(s.renders[i], texts, &(*ranges)[i]);
-    }
-  } else {
-    ++stats_.refused_shapes;
-    s.renders.clear();  // remembered as a shape to render for real
-    s.bytes = 0;
-  }
-  s.bytes += key.size();
-  if (im.bytes + s.bytes > kMaxBytes) {
-    im.shapes.clear();
-    im.prefixes.clear();
-    im.bytes = 0;
-  }
-  im.bytes += s.bytes;
-  im.shapes.emplace(std::string(key), std::move(s));
-  const size_t seen = stats_.learned + stats_.refused_shapes;
-  if ((stats_.learned == 0 && stats_.refused_shapes >= 8) || (seen >= kTrialShapes && stats_.hits < seen)) {
-    im.on = false;  // shapes do not repeat, or none passes: every conversation
-                    // is rendered for real
-    im.shapes.clear();
-    im.prefixes.clear();
-  }
+  im.learn_shape(key, out, messages, texts, keys, render, ranges, stats_);
 }
 
 // ---- the strings a template tests contents against ----
