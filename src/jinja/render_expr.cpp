@@ -9,9 +9,7 @@ namespace toolchat::jinja {
 
 namespace {
 
-bool str_equal(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
-}
+bool str_equal(std::string_view a, std::string_view b) { return same_text(a, b); }
 
 inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {

@@ -77,10 +77,7 @@ int64_t DictObj::slot_of_str(std::string_view key) const {
   if (entries.size() < kIndexThreshold) {
     for (size_t i = 0; i < entries.size(); ++i) {
       const Value& k = entries[i].first;
-      if (!k.is_str()) continue;
-      std::string_view ks = k.str();
-      if (ks.size() == key.size() && same_bytes(ks.data(), key.data(), key.size()))
-        return static_cast<int64_t>(i);
+      if (k.is_str() && same_text(k.str(), key)) return static_cast<int64_t>(i);
     }
     return -1;
   }
