@@ -9,13 +9,11 @@ namespace toolchat::jinja {
 
 namespace {
 
-bool str_equal(std::string_view a, std::string_view b) { return same_text(a, b); }
-
 inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? str_equal(a.str(), b.str()) : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? !str_equal(a.str(), b.str()) : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_text(a.str(), b.str()) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_text(a.str(), b.str()) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -362,7 +360,7 @@ bool Interp::eval_compare(const CompareExpr* c) {
       // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
       std::string_view a = l->str(), b = r.str();
       if (uint64_t n = std::min(a.size(), b.size()) / kBytesPerStep) charge(n);
-      return str_equal(a, b) == (op == CmpOp::Eq);
+      return same_text(a, b) == (op == CmpOp::Eq);
     }
     if (uint64_t n = compare_steps(op, *l, r)) charge(n);
     return compare_op(op, *l, r);
