@@ -608,19 +608,17 @@ class CodePoints {
   size_t at_ = 0, cp_ = 0;
 };
 
-// `label` then the number, into buf; returns the end. (A literal label: its length is known where
-// it is copied.) Digits two at a time from a table, written inline: spans are most of a row's
-// numbers, and std::to_chars' out-of-line call cost more than the digits.
-template <size_t N>
-char* put_number(char* buf, const char (&label)[N], size_t n) {
+// n's decimal digits at p; returns their end. Two digits at a time from a table, written in
+// place: spans are most of a row's numbers, and std::to_chars' out-of-line call cost more than the
+// digits.
+char* put_decimal(char* p, size_t n) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  std::memcpy(buf, label, N - 1);
-  buf += N - 1;
-  char digits[20];
-  char* const end = digits + sizeof digits;
+  size_t digits = 1;
+  for (size_t v = n; v >= 10; v /= 10) ++digits;
+  char* const end = p + digits;
   char* d = end;
   while (n >= 100) {
     d -= 2;
@@ -633,28 +631,33 @@ char* put_number(char* buf, const char (&label)[N], size_t n) {
   } else {
     *--d = static_cast<char>('0' + n);
   }
-  std::memcpy(buf, d, static_cast<size_t>(end - d));
-  return buf + (end - d);
+  return end;
+}
+
+// A literal label (its length known where it is copied) then n.
+template <size_t N>
+char* put_number(char* p, const char (&label)[N], size_t n) {
+  std::memcpy(p, label, N - 1);
+  return put_decimal(p + N - 1, n);
 }
 
 }  // namespace
 
+std::string_view span_train_member(bool train) { return train ? ", \"train\": true" : ", \"train\": false"; }
+
+char* put_span_numbers(char* p, size_t start, size_t end, size_t byte_start, size_t byte_end) {
+  p = put_number(p, ", \"start\": ", start);
+  p = put_number(p, ", \"end\": ", end);
+  p = put_number(p, ", \"byte_start\": ", byte_start);
+  p = put_number(p, ", \"byte_end\": ", byte_end);
+  *p++ = '}';
+  return p;
+}
+
 void append_span_rest(std::string& out, bool train, size_t start, size_t end, size_t byte_start, size_t byte_end) {
-  char buf[208];  // the train member (16 bytes), four labels (57 bytes) and four numbers of at most 20 digits, "}"
-  char* e = buf;
-  if (train) {
-    std::memcpy(e, ", \"train\": true", 15);
-    e += 15;
-  } else {
-    std::memcpy(e, ", \"train\": false", 16);
-    e += 16;
-  }
-  e = put_number(e, ", \"start\": ", start);
-  e = put_number(e, ", \"end\": ", end);
-  e = put_number(e, ", \"byte_start\": ", byte_start);
-  e = put_number(e, ", \"byte_end\": ", byte_end);
-  *e++ = '}';
-  out.append(buf, static_cast<size_t>(e - buf));
+  char buf[kSpanNumbersMax];
+  out += span_train_member(train);
+  out.append(buf, static_cast<size_t>(put_span_numbers(buf, start, end, byte_start, byte_end) - buf));
 }
 
 std::string row_json(const Row& row) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace toolchat::convert {
 
@@ -13,5 +14,11 @@ namespace toolchat::convert {
 // "byte_end": ...}` (start/end in code points). The one writer of a row's span members, shared by
 // append_row_json and the line path (line_memo.cpp), whose rows must be byte-identical.
 void append_span_rest(std::string& out, bool train, size_t start, size_t end, size_t byte_start, size_t byte_end);
+// Its parts, for writers that put the span's head together once (the line path: per shape):
+// `, "train": true` or `, "train": false`, and the rest from `, "start": ` to the closing brace,
+// written at p (at most kSpanNumbersMax bytes; returns the end).
+std::string_view span_train_member(bool train);
+inline constexpr size_t kSpanNumbersMax = 4 * 20 + 50 + 1;  // four numbers, their labels (50 bytes), "}"
+char* put_span_numbers(char* p, size_t start, size_t end, size_t byte_start, size_t byte_end);
 
 }  // namespace toolchat::convert

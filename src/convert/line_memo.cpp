@@ -6,6 +6,8 @@
 
 #include "chat/content_marks.hpp"
 #include "convert/format_util.hpp"
+#include "convert/json_skip.hpp"
+#include "convert/labeler.hpp"
 #include "toolchat/json.hpp"
 #include "value/escape_scan.hpp"
 #include "value/json.hpp"
@@ -20,30 +22,19 @@ constexpr int kMaxDepth = 128;       // deeper lines take the value path
 constexpr size_t kMaxSkeletons = 256;  // past this, the known skeletons are forgotten
 constexpr size_t kTrialLines = 1024;   // the path turns itself off when fewer than a quarter of these take it
 
-void append_tail_number(std::string& key, uint32_t n) {
-  key += '\x02';
-  key.append(reinterpret_cast<const char*>(&n), sizeof n);
-}
-
 // The scan: just enough JSON to tell strings from structure and to know which strings are the
 // message texts. It never decides a line is valid JSON: a line is written on this path only
 // when its skeleton equals that of a line the value path read.
 class Scanner {
  public:
-  Scanner(std::string_view s, LineScan& out, const KnownTails* tails) : s_(s), out_(out), tails_(tails) {}
+  Scanner(std::string_view s, LineScan& out) : s_(s), out_(out) {}
 
   bool run() {
     out_.key.clear();
     out_.strings.clear();
     out_.texts.clear();
-    out_.tail_at = std::string_view::npos;
     ws();
-    if (!members(0, [&](std::string_view key) {
-          if (key != "messages") return skip(1);
-          if (!messages()) return false;
-          return out_.tail_at != std::string_view::npos || !tail();
-        }))
-      return tail_known_;
+    if (!members(0, [&](std::string_view key) { return key == "messages" ? messages() : skip(1); })) return false;
     ws();
     if (i_ != s_.size()) return false;
     out_.key.append(s_.substr(copied_));
@@ -52,20 +43,6 @@ class Scanner {
 
  private:
   enum Kind { content, reasoning, calls };
-
-  // After the first messages value: its end, and with known tails the rest of the line as its
-  // number (true: the scan stops here).
-  bool tail() {
-    out_.tail_at = i_;
-    out_.head_key = out_.key.size() + (i_ - copied_);
-    if (!tails_) return false;
-    auto it = tails_->numbers.find(s_.substr(i_));
-    if (it == tails_->numbers.end()) return true;  // not known: the line is not scanned further
-    out_.key.append(s_.substr(copied_, i_ - copied_));
-    append_tail_number(out_.key, it->second);
-    tail_known_ = true;
-    return true;
-  }
 
   void ws() {  // mostly none or one space (json.dumps' separators)
     while (i_ < s_.size() && static_cast<unsigned char>(s_[i_]) <= ' ' &&
@@ -82,21 +59,12 @@ class Scanner {
   // A string at i_: the places of its quotes; i_ goes past it.
   bool string(size_t& open, size_t& close) {
     if (!at('"')) return false;
+    const size_t end = skip::string_end(s_, i_);
+    if (end == std::string_view::npos) return false;
     open = i_;
-    size_t from = i_ + 1;
-    for (;;) {
-      const void* q = std::memchr(s_.data() + from, '"', s_.size() - from);
-      if (!q) return false;
-      const size_t quote = static_cast<size_t>(static_cast<const char*>(q) - s_.data());
-      size_t slashes = 0;
-      while (quote - slashes > open + 1 && s_[quote - slashes - 1] == '\\') ++slashes;
-      if (slashes % 2 == 0) {
-        close = quote;
-        i_ = quote + 1;
-        return true;
-      }
-      from = quote + 1;
-    }
+    close = end - 1;
+    i_ = end;
+    return true;
   }
 
   // A container at i_ from `open` to `close`, its elements read by `each`, separated by commas.
@@ -135,32 +103,10 @@ class Scanner {
   // whole (the skeleton keeps it as written, and a line is known only when its skeleton equals
   // that of a line json::parse read, so no more than its end is needed).
   bool skip(int depth) {
-    if (at('"')) {
-      size_t open, close;
-      return string(open, close);
-    }
-    if (!at('{') && !at('[')) {
-      const size_t start = i_;
-      while (i_ < s_.size() && std::strchr(",]} \t\n\r\"{[:", s_[i_]) == nullptr) ++i_;
-      return i_ > start;
-    }
-    int open_brackets = 0;
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '"') {
-        size_t open, close;
-        if (!string(open, close)) return false;
-        continue;
-      }
-      if (c == '{' || c == '[') {
-        if (++open_brackets + depth > kMaxDepth) return false;
-      } else if ((c == '}' || c == ']') && --open_brackets == 0) {
-        ++i_;
-        return true;
-      }
-      ++i_;
-    }
-    return false;
+    const size_t end = skip::value_end(s_, i_, static_cast<size_t>(kMaxDepth - depth));
+    if (end == std::string_view::npos || end == i_) return false;
+    i_ = end;
+    return true;
   }
 
   // A message text's string: cut out of the skeleton, which keeps whether it was empty.
@@ -225,8 +171,6 @@ class Scanner {
 
   std::string_view s_;
   LineScan& out_;
-  const KnownTails* tails_;
-  bool tail_known_ = false;
   size_t i_ = 0, copied_ = 0;
 };
 
@@ -292,9 +236,7 @@ bool same_stats(const ConvertStats& a, const ConvertStats& b) {
 
 }  // namespace
 
-bool scan_line(std::string_view line, LineScan& out, const KnownTails* tails) {
-  return Scanner(line, out, tails).run();
-}
+bool scan_line(std::string_view line, LineScan& out) { return Scanner(line, out).run(); }
 
 bool line_path_applies(const ConvertConfig& cfg, const tokenize::Tokenizer* tok, const LabelOptions& opts) {
   return cfg.format == Format::openai && !tok && !cfg.list_mismatches && !cfg.rows_as_parts && opts.reuse_renders &&
@@ -303,16 +245,17 @@ bool line_path_applies(const ConvertConfig& cfg, const tokenize::Tokenizer* tok,
 }
 
 struct LinePath::Shape {
+  std::vector<long> string_text;  // per cut string, in line order: its text's number, -1 if empty
   MarkedRender first;             // the row's text, marked (its pieces escaped in `json`)
   std::vector<size_t> piece_cps;  // code points of each piece's template text
   struct SpanAt {
-    size_t role;
     bool train;
     MemoPos begin, end;
     size_t begin_cp, end_cp;  // code points of the piece's template text before begin.at / end.at
   };
   std::vector<SpanAt> spans;
-  std::vector<std::string> role_json;
+  std::vector<std::string> span_heads;  // each span's bytes before its numbers: `, {"role": ..., "train": ...`
+  size_t spans_bytes = 0;               // at most the spans' bytes, with the row's end
   struct Check {  // string `arguments` texts find_dropped parses: looked at per line
     MemoPos begin, end;
     std::vector<size_t> texts;
@@ -331,36 +274,79 @@ LinePath::LinePath() = default;
 LinePath::~LinePath() = default;
 size_t LinePath::known() const { return shapes_.size(); }
 
+void LinePath::forget() {
+  shapes_.clear();
+  tree_.clear();
+}
+
 bool LinePath::convert(const ConvertConfig& cfg, std::string_view line, RowResult& r) {
   if (off_ || shapes_.empty()) return false;
   if (++tried_ == kTrialLines && written_ * 4 < tried_) {  // it rarely applies here: lines are not scanned
     off_ = true;
-    shapes_.clear();
-    tails_.numbers.clear();
+    forget();
     return false;
   }
-  if (!scan_line(line, scan_, &tails_)) return false;
-  auto it = shapes_.find(scan_.key);
-  if (it == shapes_.end() || !write(*it->second, cfg, r)) return false;
+  const auto* s = static_cast<const Shape*>(tree_.match(line, found_));
+  if (!s || !write(*s, line, cfg, r)) return false;
   ++written_;
   return true;
 }
 
-bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
-  const size_t n = scan_.texts.size();
-  if (n != s.texts) return false;
+bool LinePath::read_texts(const Shape& s, std::string_view line) {
+  const size_t n = s.texts;
+  if (found_.size() != s.string_text.size()) return false;
   if (decoded_.size() < n) decoded_.resize(n);
   texts_.resize(n);
   plain_.resize(n);
-  for (size_t k = 0; k < n; ++k) {
-    if (!decode_text(scan_.texts[k], decoded_[k], texts_[k])) return false;
-    // No escape in the line: no quote, backslash or control character in the text either, so
-    // json::append_escaped would give it back as it is.
-    plain_[k] = texts_[k].data() == scan_.texts[k].data();
+  ascii_.resize(n);
+  cps_.resize(n);
+  for (size_t i = 0; i < found_.size(); ++i) {
+    if (s.string_text[i] < 0) continue;
+    const size_t k = static_cast<size_t>(s.string_text[i]);
+    const TextAt& t = found_[i];
+    const std::string_view raw = line.substr(t.open + 1, t.close - t.open - 1);
+    // The pass saw no control character; an escape is decoded (and checked) as json::parse reads
+    // it, other bytes from 0x7F up must be UTF-8. No escape in the line: no quote, backslash or
+    // control character in the text either, so json::append_escaped gives it back as it is.
+    if (t.escaped) {
+      if (!decode_text(raw, decoded_[k], texts_[k])) return false;
+    } else if (t.non_ascii && utf8::find_invalid(raw) != std::string_view::npos) {
+      return false;
+    } else {
+      texts_[k] = raw;
+    }
+    plain_[k] = !t.escaped;
+    ascii_[k] = !t.escaped && !t.non_ascii;
+    cps_[k] = ascii_[k] ? raw.size() : uni::count_code_points(texts_[k]);
   }
-  if (s.cache->screens(texts_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
+  return true;
+}
+
+bool LinePath::checks_hold(const Shape& s) {
+  if (s.cache->screens(texts_, &ascii_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
     return false;
+  if (s.checks.empty()) return true;
+  // The row's text, for find_dropped's look into string arguments.
+  const MarkedRender& f = s.first;
+  scratch_.clear();
+  for (const Piece& p : f.pieces) {
+    scratch_.append(f.marked, p.begin, p.end - p.begin);
+    if (p.text >= 0)
+      scratch_ += p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[static_cast<size_t>(p.text)])
+                                                        : texts_[static_cast<size_t>(p.text)];
+  }
+  for (const Shape::Check& c : s.checks) {
+    const size_t b = starts_[c.begin.piece] + c.begin.at, e = starts_[c.end.piece] + c.end.at;
+    for (size_t k : c.texts)
+      if (!arguments_shown(texts_[k], std::string_view(scratch_).substr(b, e - b))) return false;
+  }
+  return true;
+}
+
+bool LinePath::write(const Shape& s, std::string_view line, const ConvertConfig& cfg, RowResult& r) {
+  if (!read_texts(s, line)) return false;
   if (s.error) {  // the shape's failure
+    if (!checks_hold(s)) return false;
     r.stats = s.stats;
     r.error = s.error;
     r.reason = s.reason;
@@ -369,70 +355,97 @@ bool LinePath::write(const Shape& s, const ConvertConfig& cfg, RowResult& r) {
   // Where each piece starts in the row's text, in bytes and code points; texts a template shows
   // through tojson are escaped once here.
   const MarkedRender& f = s.first;
-  std::vector<size_t>& starts = starts_;
-  std::vector<size_t>& cp_starts = cp_starts_;
-  starts.resize(f.pieces.size());
-  cp_starts.resize(f.pieces.size());
-  shown_.resize(n);
+  starts_.resize(f.pieces.size());
+  cp_starts_.resize(f.pieces.size());
+  shown_.resize(s.texts);
   size_t at = 0, cp = 0;
   for (size_t j = 0; j < f.pieces.size(); ++j) {
     const Piece& p = f.pieces[j];
-    starts[j] = at;
-    cp_starts[j] = cp;
+    starts_[j] = at;
+    cp_starts_[j] = cp;
     at += p.end - p.begin;
     cp += s.piece_cps[j];
     if (p.text < 0) continue;
-    std::string_view t = texts_[static_cast<size_t>(p.text)];
-    if (p.shown != chat::MarkerAt::Shown::raw) {
-      std::string& e = shown_[static_cast<size_t>(p.text)];
-      e.clear();
-      if (!append_shown(e, t, p.shown)) return false;  // a repr in other quotes: the value path
-      t = e;
+    const size_t k = static_cast<size_t>(p.text);
+    if (p.shown == chat::MarkerAt::Shown::raw) {
+      at += texts_[k].size();
+      cp += cps_[k];
+      continue;
     }
-    at += t.size();
-    cp += uni::count_code_points(t);
+    std::string& e = shown_[k];
+    e.clear();
+    if (!append_shown(e, texts_[k], p.shown)) return false;  // a repr in other quotes: the value path
+    at += e.size();
+    cp += uni::count_code_points(e);
   }
-  if (!s.checks.empty()) {  // the row's text, for find_dropped's look into string arguments
-    scratch_.clear();
-    for (const Piece& p : f.pieces) {
-      scratch_.append(f.marked, p.begin, p.end - p.begin);
-      if (p.text >= 0)
-        scratch_ += p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[static_cast<size_t>(p.text)])
-                                                          : texts_[static_cast<size_t>(p.text)];
-    }
-    for (const Shape::Check& c : s.checks) {
-      const size_t b = starts[c.begin.piece] + c.begin.at, e = starts[c.end.piece] + c.end.at;
-      for (size_t k : c.texts)
-        if (!arguments_shown(texts_[k], std::string_view(scratch_).substr(b, e - b))) return false;
-    }
-  }
-  if (!cfg.output.empty()) {
-    std::string& out = r.out;
-    out += "{\"text\": \"";
-    for (const Piece& p : f.pieces) {
-      out.append(f.json, p.json_begin, p.json_end - p.json_begin);
-      if (p.text < 0) continue;
-      const size_t k = static_cast<size_t>(p.text);
-      if (p.shown == chat::MarkerAt::Shown::raw && plain_[k])
-        out += texts_[k];
-      else
-        json::append_escaped(out, p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[k]) : texts_[k], false);
-    }
-    out += "\", \"spans\": [";
-    bool first = true;
-    for (const Shape::SpanAt& sp : s.spans) {
-      if (!first) out += ", ";
-      first = false;
-      out += "{\"role\": ";
-      out += s.role_json[sp.role];
-      append_span_rest(out, sp.train, cp_starts[sp.begin.piece] + sp.begin_cp, cp_starts[sp.end.piece] + sp.end_cp,
-                       starts[sp.begin.piece] + sp.begin.at, starts[sp.end.piece] + sp.end.at);
-    }
-    out += "]}\n";
-  }
+  text_bytes_ = at;
+  if (!checks_hold(s)) return false;
+  if (!cfg.output.empty()) write_row(s, r.out);
   r.stats = s.stats;
   return true;
 }
+
+void LinePath::write_row(const Shape& s, std::string& out) {
+  const MarkedRender& f = s.first;
+  out.reserve(out.size() + f.json.size() + 2 * text_bytes_ + s.spans_bytes + 16);
+  out += "{\"text\": \"";
+  for (const Piece& p : f.pieces) {
+    out.append(f.json.data() + p.json_begin, p.json_end - p.json_begin);
+    if (p.text < 0) continue;
+    const size_t k = static_cast<size_t>(p.text);
+    if (p.shown == chat::MarkerAt::Shown::raw && plain_[k])
+      out += texts_[k];
+    else
+      json::append_escaped(out, p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[k]) : texts_[k], false);
+  }
+  out += "\", \"spans\": [";
+  // The spans through a pointer: their heads are the shape's, their numbers written in place.
+  const size_t start = out.size();
+  out.resize(start + s.spans_bytes);
+  char* w = out.data() + start;
+  for (size_t i = 0; i < s.spans.size(); ++i) {
+    const Shape::SpanAt& sp = s.spans[i];
+    const std::string& head = s.span_heads[i];
+    std::memcpy(w, head.data(), head.size());
+    w = put_span_numbers(w + head.size(), cp_starts_[sp.begin.piece] + sp.begin_cp, cp_starts_[sp.end.piece] + sp.end_cp,
+                         starts_[sp.begin.piece] + sp.begin.at, starts_[sp.end.piece] + sp.end.at);
+  }
+  std::memcpy(w, "]}\n", 3);
+  out.resize(static_cast<size_t>(w + 3 - out.data()));
+}
+
+namespace {
+
+// The skeleton's strings are the walk's texts: filled with strings found nowhere in the line, the
+// walk of the messages read from it gives back exactly those, in their numbers.
+bool walk_gives_the_texts(std::string_view line, const LineScan& scan) {
+  size_t run = 0, longest = 0;
+  for (char c : line) longest = std::max(longest, run = c == 'Q' ? run + 1 : 0);
+  const std::string nonce(longest + 1, 'Q');
+  auto fill = [&](size_t k) { return "@" + std::to_string(k) + "@" + nonce; };
+  std::string synthetic;
+  size_t copied = 0;
+  for (const LineScan::Text& t : scan.strings) {
+    synthetic.append(line.substr(copied, t.open + 1 - copied));
+    if (t.index >= 0) synthetic += fill(static_cast<size_t>(t.index));
+    copied = t.close;
+  }
+  synthetic.append(line.substr(copied));
+  try {
+    const Sample sample = read_sample(Format::openai, json::parse(synthetic));
+    const Value* messages = detail::field(sample.context, "messages");
+    if (!messages) return false;
+    const chat::MarkedMessages marked = chat::mark_message_texts(*messages);
+    if (marked.texts.size() != scan.texts.size()) return false;
+    for (size_t k = 0; k < marked.texts.size(); ++k)
+      if (marked.texts[k] != fill(k)) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::string_view line, const RowResult& r) {
   if (off_ || r.stats.rows != 1) return;
@@ -447,100 +460,74 @@ void LinePath::learn(const Labeler& labeler, const ConvertConfig& cfg, std::stri
     if (!LabelerAccess::last_known_row(labeler, kr) || !kr.first->ok || !kr.cache) return;
   }
   if (!scan_line(line, scan_)) return;
-  if (scan_.tail_at != std::string_view::npos) {  // the skeleton's rest as its number, as convert reads it
-    std::string_view rest = line.substr(scan_.tail_at);
-    auto t = tails_.numbers.find(rest);
-    if (t == tails_.numbers.end()) {
-      if (tails_.numbers.size() >= kMaxSkeletons) {  // forgotten together: keys hold tail numbers
-        shapes_.clear();
-        refused_.clear();
-        tails_.numbers.clear();
-      }
-      t = tails_.numbers.emplace(std::string(rest), static_cast<uint32_t>(tails_.numbers.size())).first;
-    }
-    scan_.key.resize(scan_.head_key);
-    append_tail_number(scan_.key, t->second);
-  }
   if (shapes_.count(scan_.key) || refused_.count(scan_.key)) return;
   if (refused_.size() >= kMaxSkeletons) refused_.clear();
   refused_.insert(scan_.key);  // until it is learned: a skeleton is tried once
-  // The skeleton's strings are the walk's texts: filled with strings found nowhere in the line,
-  // the walk of the messages read from it gives back exactly those, in their numbers.
-  size_t run = 0, longest = 0;
-  for (char c : line) longest = std::max(longest, run = c == 'Q' ? run + 1 : 0);
-  const std::string nonce(longest + 1, 'Q');
-  auto fill = [&](size_t k) { return "@" + std::to_string(k) + "@" + nonce; };
-  std::string synthetic;
-  size_t copied = 0;
-  for (const LineScan::Text& t : scan_.strings) {
-    synthetic.append(line.substr(copied, t.open + 1 - copied));
-    if (t.index >= 0) synthetic += fill(static_cast<size_t>(t.index));
-    copied = t.close;
-  }
-  synthetic.append(line.substr(copied));
-  try {
-    const Sample sample = read_sample(Format::openai, json::parse(synthetic));
-    const Value* messages = detail::field(sample.context, "messages");
-    if (!messages) return;
-    const chat::MarkedMessages marked = chat::mark_message_texts(*messages);
-    if (marked.texts.size() != scan_.texts.size()) return;
-    for (size_t k = 0; k < marked.texts.size(); ++k)
-      if (marked.texts[k] != fill(k)) return;
-  } catch (const std::exception&) {
-    return;
-  }
+  if (!walk_gives_the_texts(line, scan_)) return;
   auto s = std::make_unique<Shape>();
+  found_.clear();
+  for (const LineScan::Text& t : scan_.strings) {  // the strings as a matched line gives them
+    TextAt at;
+    at.open = t.open;
+    if (!scan_text(line, at) || at.close != t.close) return;
+    found_.push_back(at);
+    s->string_text.push_back(t.index);
+  }
+  s->texts = scan_.texts.size();
+  s->stats = r.stats;
   if (failed) {
     s->cache = failed;
-    s->texts = scan_.texts.size();
-    s->stats = r.stats;
     s->error = r.error;
     s->reason = r.reason;
     RowResult again;
-    if (!write(*s, cfg, again) || again.reason != r.reason || !same_stats(again.stats, r.stats)) return;
-    if (shapes_.size() >= kMaxSkeletons) shapes_.clear();
-    refused_.erase(scan_.key);
-    shapes_.emplace(scan_.key, std::move(s));
-    return;
+    if (!write(*s, line, cfg, again) || again.reason != r.reason || !same_stats(again.stats, r.stats)) return;
+  } else {
+    s->first = *kr.first;
+    s->cache = kr.cache;
+    s->conditions = kr.memo->conditions;
+    if (!learn_row(*s, *kr.memo)) return;
+    // The line written this way must be the value path's row, counts included.
+    RowResult again;
+    if (!write(*s, line, cfg, again) || again.out != r.out || !same_stats(again.stats, r.stats)) return;
   }
-  s->first = *kr.first;
-  s->cache = kr.cache;
-  s->texts = scan_.texts.size();
-  s->stats = r.stats;
-  s->conditions = kr.memo->conditions;
+  if (shapes_.size() >= kMaxSkeletons) forget();
+  refused_.erase(scan_.key);
+  tree_.add(line, found_, s.get());
+  shapes_.emplace(scan_.key, std::move(s));
+}
+
+bool LinePath::learn_row(Shape& shape, const LabelMemo& m) {
+  Shape* const s = &shape;
   // A text's shown form is made once per line (shown_): one form other than raw per text.
   std::vector<chat::MarkerAt::Shown> form(s->texts, chat::MarkerAt::Shown::raw);
   for (const Piece& p : s->first.pieces) {
-    if (p.text >= static_cast<long>(s->texts)) return;
+    if (p.text >= static_cast<long>(s->texts)) return false;
     if (p.text >= 0 && p.shown != chat::MarkerAt::Shown::raw) {
       chat::MarkerAt::Shown& f = form[static_cast<size_t>(p.text)];
-      if (f != chat::MarkerAt::Shown::raw && f != p.shown) return;
+      if (f != chat::MarkerAt::Shown::raw && f != p.shown) return false;
       f = p.shown;
     }
     s->piece_cps.push_back(uni::count_code_points(std::string_view(s->first.marked).substr(p.begin, p.end - p.begin)));
   }
-  const LabelMemo& m = *kr.memo;
   auto cps_before = [&](const MemoPos& pos) {
     return uni::count_code_points(std::string_view(s->first.marked).substr(s->first.pieces[pos.piece].begin, pos.at));
   };
-  for (const LabelMemo::MemoSpan& sp : m.spans)
-    s->spans.push_back({sp.role, sp.train, sp.begin, sp.end, cps_before(sp.begin), cps_before(sp.end)});
-  for (const std::string& role : m.roles) {
-    std::string j;
-    json::dump_string(j, role, false);
-    s->role_json.push_back(std::move(j));
+  s->spans_bytes = 3;  // "]}\n"
+  for (const LabelMemo::MemoSpan& sp : m.spans) {
+    if (sp.role >= m.roles.size()) return false;
+    s->spans.push_back({sp.train, sp.begin, sp.end, cps_before(sp.begin), cps_before(sp.end)});
+    std::string head = s->span_heads.empty() ? "{\"role\": " : ", {\"role\": ";
+    json::dump_string(head, m.roles[sp.role], false);
+    head += span_train_member(sp.train);
+    s->spans_bytes += head.size() + kSpanNumbersMax;
+    s->span_heads.push_back(std::move(head));
   }
   for (const LabelMemo::MemoDropped& d : m.dropped) {
-    if (!d.texts_found) return;  // find_dropped needs the message's values
+    if (!d.texts_found) return false;  // find_dropped needs the message's values
     s->repr_found.insert(s->repr_found.end(), d.repr_texts.begin(), d.repr_texts.end());
     if (!d.string_arguments.empty()) s->checks.push_back({d.begin, d.end, d.string_arguments});
   }
-  // The line written this way must be the value path's row, counts included.
-  RowResult again;
-  if (!write(*s, cfg, again) || again.out != r.out || !same_stats(again.stats, r.stats)) return;
-  if (shapes_.size() >= kMaxSkeletons) shapes_.clear();
-  refused_.erase(scan_.key);
-  shapes_.emplace(scan_.key, std::move(s));
+  return true;
 }
 
 }  // namespace toolchat::convert

@@ -16,7 +16,8 @@
 // valid JSON string contents (escapes, UTF-8, no control characters) and pass the render
 // cache's screen; find_dropped's look into string `arguments` texts is made again. A line that
 // fails any of it, or whose skeleton is not known, takes the value path (so its errors are that
-// path's). Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts,
+// path's). A line's skeleton is found by matching the line against the known ones (line_match.hpp),
+// its texts passed over once on the way. Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts,
 // and it turns itself off where fewer than a quarter of the first 1,024 lines it scans take it.
 #pragma once
 
@@ -30,27 +31,14 @@
 #include <vector>
 
 #include "convert/label_memo.hpp"
+#include "convert/line_match.hpp"
 #include "convert/pipeline.hpp"
 
 namespace toolchat::convert {
 
-// What follows the messages on lines seen before (most often the tools list), by number: a line
-// whose rest is one of them is not scanned past its messages.
-struct KnownTails {
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
-  };
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> numbers;
-};
-
 // A line cut into its skeleton and its message texts.
 struct LineScan {
-  // The skeleton; with known tails, what follows the messages is written as its number (0x02 and
-  // four bytes) when it is a known tail.
-  std::string key;
-  size_t tail_at = std::string_view::npos;  // where the first "messages" value ends in the line
-  size_t head_key = 0;                      // ... and in the key
+  std::string key;  // the skeleton
   struct Text {
     size_t open = 0, close = 0;  // the string's quotes in the line
     long index = -1;             // its number in the walk; -1: empty (not a text)
@@ -59,9 +47,8 @@ struct LineScan {
   std::vector<std::string_view> texts;  // non-empty texts by number: their contents, still escaped
   std::vector<size_t> kinds[3];         // the scan's own: a message's strings by kind (kept for their buffers)
 };
-// False for a line the scan does not follow (not an object, deeper than it goes, ...). With
-// `tails`, also for a line whose rest after the messages is not a known tail (then unscanned).
-bool scan_line(std::string_view line, LineScan& out, const KnownTails* tails = nullptr);
+// False for a line the scan does not follow (not an object, deeper than it goes, ...).
+bool scan_line(std::string_view line, LineScan& out);
 
 class LinePath {
  public:
@@ -77,18 +64,28 @@ class LinePath {
 
  private:
   struct Shape;
-  bool write(const Shape& s, const ConvertConfig& cfg, RowResult& r);
-  std::unordered_map<std::string, std::unique_ptr<Shape>> shapes_;
-  KnownTails tails_;
+  // The line's texts, by number, from found_: false for one the value path must read.
+  bool read_texts(const Shape& s, std::string_view line);
+  bool checks_hold(const Shape& s);  // the screens, the memo's conditions, find_dropped's looks
+  bool write(const Shape& s, std::string_view line, const ConvertConfig& cfg, RowResult& r);
+  void write_row(const Shape& s, std::string& out);
+  bool learn_row(Shape& s, const LabelMemo& m);  // a memo's row as the shape's pieces and span heads
+  void forget();
+  std::unordered_map<std::string, std::unique_ptr<Shape>> shapes_;  // by skeleton
+  SkeletonTree tree_;                        // the same skeletons, matched against lines
   std::unordered_set<std::string> refused_;  // skeletons tried and not learned
   size_t tried_ = 0, written_ = 0;  // lines scanned once a skeleton was known, lines written
   bool off_ = false;
   LineScan scan_;
+  std::vector<TextAt> found_;  // the line's cut strings, in line order
   std::vector<std::string> decoded_;  // texts with escapes, decoded (by number)
   std::vector<std::string_view> texts_;
   std::vector<char> plain_;  // text k is spelt in the line without escapes (its own JSON escape)
+  std::vector<char> ascii_;  // ... and holds no byte from 0x7F
+  std::vector<size_t> cps_;  // its code points
   std::vector<std::string> shown_;    // texts as tojson shows them (by number)
   std::vector<size_t> starts_, cp_starts_;
+  size_t text_bytes_ = 0;  // the row's text
   std::string scratch_;
 };
 

@@ -359,14 +359,18 @@ struct RenderCache::Impl {
   }
 
   // Texts a template could tell from their markers (render_cache.hpp).
-  bool screened(const std::vector<std::string_view>& texts) const {
-    for (std::string_view t : texts)
-      if (screened_text(t)) return true;
+  bool screened(const std::vector<std::string_view>& texts, const std::vector<char>* ascii) const {
+    for (size_t k = 0; k < texts.size(); ++k)
+      if (screened_text(texts[k], ascii && (*ascii)[k])) return true;
     return false;
   }
-  bool screened_text(std::string_view t) const {
-    if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
-    if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
+  bool screened_text(std::string_view t, bool ascii = false) const {
+    if (ascii) {  // no marker character; whitespace is a byte up to ' ' (DEL is not ASCII here)
+      if (static_cast<unsigned char>(t.front()) <= 0x20 || static_cast<unsigned char>(t.back()) <= 0x20) return true;
+    } else {
+      if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
+      if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
+    }
     if (literals.end_chars.find(t.front()) != std::string::npos ||
         literals.end_chars.find(t.back()) != std::string::npos)
       return true;
@@ -462,7 +466,9 @@ RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl
 
 RenderCache::~RenderCache() = default;
 
-bool RenderCache::screens(const std::vector<std::string_view>& texts) const { return impl_->screened(texts); }
+bool RenderCache::screens(const std::vector<std::string_view>& texts, const std::vector<char>* ascii) const {
+  return impl_->screened(texts, ascii);
+}
 
 std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const Value& variables,
                                                    const std::vector<RenderKey>& keys, const RenderFn& render,
@@ -497,11 +503,11 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   if (!keyed) {  // not cached (a value JSON cannot hold); the texts, whole, for the count
     chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
     texts.assign(marked.texts.begin(), marked.texts.end());
-    if (im.screened(texts)) ++stats_.screened;
+    if (im.screened(texts, nullptr)) ++stats_.screened;
     texts.clear();  // views into `marked`
     return real();
   }
-  if (im.screened(texts)) {
+  if (im.screened(texts, nullptr)) {
     ++stats_.screened;
     if (ranges) return real();  // the texts' places are found in the real renders
     size_t first_screened = 0, held_from = SIZE_MAX;

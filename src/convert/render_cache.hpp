@@ -144,8 +144,9 @@ class RenderCache {
 
   const RenderCacheStats& stats() const { return stats_; }
   // Whether a conversation with these texts is rendered for real (texts a template could tell
-  // from their markers: see above).
-  bool screens(const std::vector<std::string_view>& texts) const;
+  // from their markers: see above). With `ascii`: which texts hold no byte from 0x7F (so no
+  // marker character and no whitespace but ASCII's), as the caller's pass over them found.
+  bool screens(const std::vector<std::string_view>& texts, const std::vector<char>* ascii = nullptr) const;
 
  private:
   struct Impl;
