@@ -609,15 +609,34 @@ class CodePoints {
 };
 
 // n's decimal digits at p; returns their end. Two digits at a time from a table, written in
-// place: spans are most of a row's numbers, and std::to_chars' out-of-line call cost more than the
-// digits.
-char* put_decimal(char* p, size_t n) {
+// place, numbers below 10,000 (most of a row's: its span offsets) without a loop: spans are most
+// of a row's numbers, and std::to_chars' out-of-line call cost more than the digits.
+inline char* put_decimal(char* p, size_t n) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  size_t digits = 1;
-  for (size_t v = n; v >= 10; v /= 10) ++digits;
+  if (n < 100) {
+    if (n < 10) {
+      *p = static_cast<char>('0' + n);
+      return p + 1;
+    }
+    std::memcpy(p, kPairs + 2 * n, 2);
+    return p + 2;
+  }
+  if (n < 10000) {
+    const size_t high = n / 100, low = n % 100;
+    if (high < 10) {
+      *p = static_cast<char>('0' + high);
+      std::memcpy(p + 1, kPairs + 2 * low, 2);
+      return p + 3;
+    }
+    std::memcpy(p, kPairs + 2 * high, 2);
+    std::memcpy(p + 2, kPairs + 2 * low, 2);
+    return p + 4;
+  }
+  size_t digits = 5;
+  for (size_t v = n / 100000; v > 0; v /= 10) ++digits;
   char* const end = p + digits;
   char* d = end;
   while (n >= 100) {

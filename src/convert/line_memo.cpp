@@ -187,35 +187,33 @@ bool hex4(std::string_view s, size_t at, uint32_t& cp) {
 // otherwise or refuse (control characters, bad escapes, a surrogate without its pair, bad UTF-8).
 bool decode_text(std::string_view raw, std::string& buf, std::string_view& out) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(raw.data());
-  // The first quote, backslash or control character (a quote cannot be there: the scan ended
-  // the string at it).
-  const size_t first = json::next_escape(bytes, 0, raw.size(), false);
+  const size_t n = raw.size();
   if (utf8::find_invalid(raw) != std::string_view::npos) return false;
-  if (first >= raw.size()) {
-    out = raw;
-    return true;
-  }
-  for (size_t i = first; i < raw.size(); ++i)
-    if (bytes[i] < 0x20) return false;
   buf.clear();
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '\\') {
-      buf += raw[i];
-      continue;
+  for (size_t i = 0;;) {
+    // The run up to the next backslash or control character as it is (a quote cannot be there:
+    // the scan ended the string at it).
+    const size_t stop = json::next_escape(bytes, i, n, false);
+    if (i == 0 && stop == n) {
+      out = raw;
+      return true;
     }
-    if (++i == raw.size()) return false;
-    if (const int c = json::unescape_letter(static_cast<unsigned char>(raw[i])); c >= 0) {
+    buf.append(raw.data() + i, stop - i);
+    if (stop == n) break;
+    i = stop + 1;  // the escape's letter
+    if (bytes[stop] < 0x20 || i == n) return false;
+    if (const int c = json::unescape_letter(bytes[i]); c >= 0) {
       buf += static_cast<char>(c);
+      ++i;
       continue;
     }
     if (raw[i] != 'u') return false;
     uint32_t cp, low;
     if (!hex4(raw, i + 1, cp)) return false;
-    i += 4;
+    i += 5;
     if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
-      if (i + 6 >= raw.size() || raw[i + 1] != '\\' || raw[i + 2] != 'u' || !hex4(raw, i + 3, low) || low < 0xDC00 ||
-          low > 0xDFFF)
+      if (i + 6 > n || raw[i] != '\\' || raw[i + 1] != 'u' || !hex4(raw, i + 2, low) || low < 0xDC00 || low > 0xDFFF)
         return false;
       cp = 0x10000 + (((cp - 0xD800) << 10) | (low - 0xDC00));
       i += 6;
@@ -399,10 +397,11 @@ void LinePath::write_row(const Shape& s, std::string& out) {
       json::append_escaped(out, p.shown != chat::MarkerAt::Shown::raw ? std::string_view(shown_[k]) : texts_[k], false);
   }
   out += "\", \"spans\": [";
-  // The spans through a pointer: their heads are the shape's, their numbers written in place.
-  const size_t start = out.size();
-  out.resize(start + s.spans_bytes);
-  char* w = out.data() + start;
+  // The spans through a pointer (room for the longest numbers): their heads are the shape's, their
+  // numbers written in place.
+  if (spans_.size() < s.spans_bytes) spans_.resize(std::max(s.spans_bytes, 2 * spans_.size()));
+  char* const first = spans_.data();
+  char* w = first;
   for (size_t i = 0; i < s.spans.size(); ++i) {
     const Shape::SpanAt& sp = s.spans[i];
     const std::string& head = s.span_heads[i];
@@ -411,7 +410,7 @@ void LinePath::write_row(const Shape& s, std::string& out) {
                          starts_[sp.begin.piece] + sp.begin.at, starts_[sp.end.piece] + sp.end.at);
   }
   std::memcpy(w, "]}\n", 3);
-  out.resize(static_cast<size_t>(w + 3 - out.data()));
+  out.append(first, static_cast<size_t>(w + 3 - first));
 }
 
 namespace {

@@ -87,6 +87,7 @@ class LinePath {
   std::vector<size_t> starts_, cp_starts_;
   size_t text_bytes_ = 0;  // the row's text
   std::string scratch_;
+  std::vector<char> spans_;  // a row's spans, written in place
 };
 
 // Whether the line path may run for rows converted with `cfg` by a labeler with `opts`.

@@ -336,6 +336,7 @@ TEST(ConvertLabeler, GenerationTagIsFoundAsTheRegexFindsIt) {
 // A span's members as row_json writes them, numbers of every length (std::to_string as reference).
 TEST(ConvertLabeler, SpanMembersSpellNumbersAsToString) {
   for (size_t n : {size_t{0}, size_t{7}, size_t{10}, size_t{99}, size_t{100}, size_t{101}, size_t{999}, size_t{1000},
+                   size_t{1009}, size_t{9999}, size_t{10000}, size_t{99999}, size_t{100000}, size_t{999999},
                    size_t{65536}, size_t{1234567}, size_t{4294967296}, size_t{18446744073709551615u}}) {
     std::string out = "{";
     append_span_rest(out, n % 2 == 0, n, n / 3, n / 7, n ? n - 1 : 0);
