@@ -664,11 +664,34 @@ char* put_number(char* p, const char (&label)[N], size_t n) {
 
 std::string_view span_train_member(bool train) { return train ? ", \"train\": true" : ", \"train\": false"; }
 
+// A byte offset that equals its code point offset (an ASCII text before it, most rows) is the
+// digits already written, copied: 20 bytes at a time, the most a number takes and what the caller
+// has room for, advanced by their count.
 char* put_span_numbers(char* p, size_t start, size_t end, size_t byte_start, size_t byte_end) {
+  char* const start_digits = p + sizeof(", \"start\": ") - 1;
   p = put_number(p, ", \"start\": ", start);
+  const size_t start_size = static_cast<size_t>(p - start_digits);
+  char* const end_digits = p + sizeof(", \"end\": ") - 1;
   p = put_number(p, ", \"end\": ", end);
-  p = put_number(p, ", \"byte_start\": ", byte_start);
-  p = put_number(p, ", \"byte_end\": ", byte_end);
+  const size_t end_size = static_cast<size_t>(p - end_digits);
+  auto put_again = [&](const char* digits, size_t size) {
+    std::memcpy(p, digits, 20);
+    p += size;
+  };
+  if (byte_start == start) {
+    std::memcpy(p, ", \"byte_start\": ", 16);
+    p += 16;
+    put_again(start_digits, start_size);
+  } else {
+    p = put_number(p, ", \"byte_start\": ", byte_start);
+  }
+  if (byte_end == end) {
+    std::memcpy(p, ", \"byte_end\": ", 14);
+    p += 14;
+    put_again(end_digits, end_size);
+  } else {
+    p = put_number(p, ", \"byte_end\": ", byte_end);
+  }
   *p++ = '}';
   return p;
 }

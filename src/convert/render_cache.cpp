@@ -255,6 +255,7 @@ struct RenderCache::Impl {
   TestedLiterals literals;
   // The first and last bytes of the compared strings (an empty one matches every text).
   std::array<bool, 256> compared_first{}, compared_last{};
+  std::array<bool, 256> end_char{};  // the bytes of literals.end_chars
   // Looked up by string_view: the key of a conversation is made in key_buffer.
   struct KeyHash {
     using is_transparent = void;
@@ -365,15 +366,14 @@ struct RenderCache::Impl {
     return false;
   }
   bool screened_text(std::string_view t, bool ascii = false) const {
+    const auto front = static_cast<unsigned char>(t.front()), back = static_cast<unsigned char>(t.back());
     if (ascii) {  // no marker character; whitespace is a byte up to ' ' (DEL is not ASCII here)
-      if (static_cast<unsigned char>(t.front()) <= 0x20 || static_cast<unsigned char>(t.back()) <= 0x20) return true;
+      if (front <= 0x20 || back <= 0x20) return true;
     } else {
       if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
       if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
     }
-    if (literals.end_chars.find(t.front()) != std::string::npos ||
-        literals.end_chars.find(t.back()) != std::string::npos)
-      return true;
+    if (end_char[front] || end_char[back]) return true;
     for (const std::string& l : literals.contained)
       if (t.find(l) != std::string::npos) return true;
     if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
@@ -454,6 +454,7 @@ struct RenderCache::Impl {
 
 RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl>()) {
   impl_->literals = tested_literals(t);
+  for (char c : impl_->literals.end_chars) impl_->end_char[static_cast<unsigned char>(c)] = true;
   for (const std::string& l : impl_->literals.compared) {
     if (l.empty()) {
       impl_->compared_first.fill(true);
