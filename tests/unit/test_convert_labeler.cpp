@@ -343,5 +343,13 @@ TEST(ConvertLabeler, SpanMembersSpellNumbersAsToString) {
     EXPECT_EQ(out, std::string("{, \"train\": ") + (n % 2 == 0 ? "true" : "false") + ", \"start\": " + std::to_string(n) +
                        ", \"end\": " + std::to_string(n / 3) + ", \"byte_start\": " + std::to_string(n / 7) +
                        ", \"byte_end\": " + std::to_string(n ? n - 1 : 0) + "}");
+    // Byte offsets equal to the code-point ones (their digits copied), next to longer and shorter
+    // numbers.
+    for (size_t other : {size_t{0}, n / 10, n, size_t{18446744073709551615u}}) {
+      out.clear();
+      append_span_rest(out, true, n, other, n, other);
+      EXPECT_EQ(out, ", \"train\": true, \"start\": " + std::to_string(n) + ", \"end\": " + std::to_string(other) +
+                         ", \"byte_start\": " + std::to_string(n) + ", \"byte_end\": " + std::to_string(other) + "}");
+    }
   }
 }

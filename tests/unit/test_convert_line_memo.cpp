@@ -274,3 +274,17 @@ TEST(ConvertLineMemo, RefusedShapesGiveTheirErrorPerLine) {
   EXPECT_NE(with.text.find("no thinking in assistant"), std::string::npos) << with.text;
   EXPECT_NE(with.text.find("<assistant>a</think>b"), std::string::npos) << with.text;
 }
+
+// Texts with whitespace other than ASCII's at an end (which trim removes) or a marker character
+// inside take the value path on a known skeleton, as the render cache screens them: the line
+// path's pass tells such texts from plain ASCII ones, which skip those two looks.
+TEST(ConvertLineMemo, NonAsciiTextsAreScreenedAsTheRenderCacheScreensThem) {
+  const std::string model = model_file("toolchat_line_memo_trim.jinja",
+                                       "{% for m in messages %}<{{ m.role }}>[{{ m.content | trim }}]{% endfor %}"
+                                       "{% if add_generation_prompt %}<assistant>{% endif %}");
+  std::string rows;
+  for (const char* a : {"Sure", "Fine", "Good", "Yes\u00a0", "\u3000Yes", "Yes\u2009", "Ok\\u00a0", "\u00e9t\u00e9",
+                        "a\ue000b", "\u00a0", "Okay"})
+    rows += row("Hi", a);
+  EXPECT_GE(expect_same(rows, model), 1u);
+}
