@@ -660,6 +660,16 @@ char* put_number(char* p, const char (&label)[N], size_t n) {
   return put_decimal(p + N - 1, n);
 }
 
+// The same, or with `same` the number's digits copied from `digits` (`size` of them; 20 bytes
+// read, none of them after the write position).
+template <size_t N>
+char* put_number_or_copy(char* p, const char (&label)[N], size_t n, bool same, const char* digits, size_t size) {
+  if (!same) return put_number(p, label, n);
+  std::memcpy(p, label, N - 1);
+  std::memcpy(p + N - 1, digits, 20);
+  return p + N - 1 + size;
+}
+
 }  // namespace
 
 std::string_view span_train_member(bool train) { return train ? ", \"train\": true" : ", \"train\": false"; }
@@ -674,24 +684,8 @@ char* put_span_numbers(char* p, size_t start, size_t end, size_t byte_start, siz
   char* const end_digits = p + sizeof(", \"end\": ") - 1;
   p = put_number(p, ", \"end\": ", end);
   const size_t end_size = static_cast<size_t>(p - end_digits);
-  auto put_again = [&](const char* digits, size_t size) {
-    std::memcpy(p, digits, 20);
-    p += size;
-  };
-  if (byte_start == start) {
-    std::memcpy(p, ", \"byte_start\": ", 16);
-    p += 16;
-    put_again(start_digits, start_size);
-  } else {
-    p = put_number(p, ", \"byte_start\": ", byte_start);
-  }
-  if (byte_end == end) {
-    std::memcpy(p, ", \"byte_end\": ", 14);
-    p += 14;
-    put_again(end_digits, end_size);
-  } else {
-    p = put_number(p, ", \"byte_end\": ", byte_end);
-  }
+  p = put_number_or_copy(p, ", \"byte_start\": ", byte_start, byte_start == start, start_digits, start_size);
+  p = put_number_or_copy(p, ", \"byte_end\": ", byte_end, byte_end == end, end_digits, end_size);
   *p++ = '}';
   return p;
 }
