@@ -16,9 +16,10 @@
 // valid JSON string contents (escapes, UTF-8, no control characters) and pass the render
 // cache's screen; find_dropped's look into string `arguments` texts is made again. A line that
 // fails any of it, or whose skeleton is not known, takes the value path (so its errors are that
-// path's). A line's skeleton is found by matching the line against the known ones (line_match.hpp),
-// its texts passed over once on the way. Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts,
-// and it turns itself off where fewer than a quarter of the first 1,024 lines it scans take it.
+// path's). A line's skeleton is found by matching the line against the known ones byte for byte
+// (line_match.hpp), its texts passed over once on the way; scan_line cuts only the lines learned
+// from. Not used with a tokenizer, polyfills, split rows, listed mismatches or rows as parts, and
+// it turns itself off where fewer than a quarter of the first 1,024 lines it scans take it.
 #pragma once
 
 #include <cstddef>
