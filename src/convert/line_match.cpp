@@ -34,56 +34,61 @@ bool scan_text(std::string_view line, TextAt& at) {
   }
 }
 
+// Nodes in one vector, edges pointing at them by number: a skeleton of many texts is a long path,
+// freed without recursion.
 struct SkeletonTree::Node {
   struct Edge {
     std::string bytes;  // up to and including a text's opening quote; for `last`, the rest of the line
     bool last = false;
     bool empty = false;  // the text after `bytes` is empty
-    std::unique_ptr<Node> next;
+    size_t next = 0;     // the node after the text
     const void* leaf = nullptr;
   };
   std::vector<Edge> edges;
 };
 
-SkeletonTree::SkeletonTree() : root_(std::make_unique<Node>()) {}
+SkeletonTree::SkeletonTree() { clear(); }
 SkeletonTree::~SkeletonTree() = default;
 
-void SkeletonTree::clear() { root_ = std::make_unique<Node>(); }
+void SkeletonTree::clear() {
+  nodes_.clear();
+  nodes_.emplace_back();  // the root
+}
 
 void SkeletonTree::add(std::string_view line, const std::vector<TextAt>& strings, const void* leaf) {
-  Node* node = root_.get();
+  size_t node = 0;
   size_t from = 0;
   for (const TextAt& t : strings) {
     const std::string_view bytes = line.substr(from, t.open + 1 - from);
     const bool empty = t.close == t.open + 1;
-    Node::Edge* edge = nullptr;
-    for (Node::Edge& e : node->edges)
-      if (!e.last && e.empty == empty && e.bytes == bytes) edge = &e;
-    if (!edge) {
-      node->edges.push_back({std::string(bytes), false, empty, std::make_unique<Node>(), nullptr});
-      edge = &node->edges.back();
+    size_t next = 0;
+    for (const Node::Edge& e : nodes_[node].edges)
+      if (!e.last && e.empty == empty && e.bytes == bytes) next = e.next;
+    if (next == 0) {
+      next = nodes_.size();
+      nodes_.emplace_back();
+      nodes_[node].edges.push_back({std::string(bytes), false, empty, next, nullptr});
     }
-    node = edge->next.get();
+    node = next;
     from = t.close;
   }
   const std::string_view rest = line.substr(from);
-  for (Node::Edge& e : node->edges)
+  for (Node::Edge& e : nodes_[node].edges)
     if (e.last && e.bytes == rest) {
       e.leaf = leaf;
       return;
     }
-  node->edges.push_back({std::string(rest), true, false, nullptr, leaf});
+  nodes_[node].edges.push_back({std::string(rest), true, false, 0, leaf});
 }
 
 const void* SkeletonTree::match(std::string_view line, std::vector<TextAt>& strings) const {
   strings.clear();
-  const Node* node = root_.get();
   const char* const d = line.data();
   const size_t n = line.size();
-  size_t at = 0;
+  size_t node = 0, at = 0;
   for (;;) {
-    const Node* next = nullptr;
-    for (const Node::Edge& e : node->edges) {
+    size_t next = 0;
+    for (const Node::Edge& e : nodes_[node].edges) {
       const size_t k = e.bytes.size();
       if (k > n - at || std::memcmp(d + at, e.bytes.data(), k) != 0) continue;
       if (e.last) {
@@ -95,10 +100,10 @@ const void* SkeletonTree::match(std::string_view line, std::vector<TextAt>& stri
       if (!scan_text(line, t) || (t.close == t.open + 1) != e.empty) continue;
       strings.push_back(t);
       at = t.close;
-      next = e.next.get();
+      next = e.next;
       break;
     }
-    if (!next) return nullptr;
+    if (next == 0) return nullptr;  // node 0 is the root, never an edge's end
     node = next;
   }
 }

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -45,7 +44,7 @@ class SkeletonTree {
 
  private:
   struct Node;
-  std::unique_ptr<Node> root_;
+  std::vector<Node> nodes_;  // [0]: the root
 };
 
 }  // namespace toolchat::convert

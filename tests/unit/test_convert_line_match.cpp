@@ -3,6 +3,8 @@
 // ends a text where the scan does.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -117,4 +119,51 @@ TEST(ConvertLineMatch, ALineMatchesTheSkeletonTheScanCutsItInto) {
     }
   }
   EXPECT_GE(hits, 25u);
+}
+
+// A skeleton of very many texts (a call's arguments may be a list of 200,000 strings) is one
+// long path of the tree: matched and freed without recursion, so without running out of stack
+// (here a thread's 256 KB, which a recursive free of the path overflows).
+TEST(ConvertLineMatch, ASkeletonOfManyTextsIsMatchedAndFreed) {
+  struct Run {
+    size_t matched = 0;
+    const void* same = nullptr;
+    const void* other = &matched;
+    static void* body(void* arg) {
+      Run& run = *static_cast<Run*>(arg);
+      constexpr size_t kTexts = 200000;
+      std::string line = "[";
+      std::vector<TextAt> strings;
+      for (size_t i = 0; i < kTexts; ++i) {
+        if (i) line += ", ";
+        TextAt t;
+        t.open = line.size();
+        line += i % 3 ? "\"x\"" : "\"\"";
+        t.close = line.size() - 1;
+        strings.push_back(t);
+      }
+      line += "]";
+      std::vector<TextAt> matched;
+      {
+        SkeletonTree tree;
+        tree.add(line, strings, &line);
+        if (tree.match(line, matched) == &line) run.matched = matched.size();
+        line[line.size() - 3] = 'y';  // the last text's contents: the same skeleton
+        run.same = tree.match(line, matched) == &line ? &run : nullptr;
+        line[line.size() - 4] = ' ';  // its opening quote: another
+        run.other = tree.match(line, matched);
+      }  // freed here
+      return nullptr;
+    }
+  } run;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attr, &Run::body, &run), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  EXPECT_EQ(run.matched, 200000u);
+  EXPECT_EQ(run.same, &run);
+  EXPECT_EQ(run.other, nullptr);
 }
