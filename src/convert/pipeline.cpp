@@ -65,7 +65,7 @@ Input open_input(const ConvertConfig& cfg) {
   in.total_bytes = files::check_readable(cfg.input);
   in.file = std::make_unique<std::ifstream>();
   // A large buffer (set before open): the default 8 KB one costs a read() per 8 KB of input.
-  in.buffer = std::make_unique<char[]>(kStreamBuffer);
+  in.buffer = std::make_unique_for_overwrite<char[]>(kStreamBuffer);
   in.file->rdbuf()->pubsetbuf(in.buffer.get(), kStreamBuffer);
   in.file->open(cfg.input, std::ios::binary);
   if (!*in.file) throw Error(ErrorKind::ValueError, cfg.input + ": cannot open file");
