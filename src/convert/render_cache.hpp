@@ -113,6 +113,9 @@ struct RenderCacheStats {
   // Renders of a screened conversation put together from a known prefix (its first messages
   // hold no screened text): see Impl::prefix_render.
   size_t prefix_hits = 0, prefix_learned = 0;
+  // Screened conversations whose renders came from the shape of their texts' cut
+  // (text_cuts.hpp), shapes of cuts learned and refused.
+  size_t cut_hits = 0, cut_learned = 0, cut_refused = 0;
 };
 
 class RenderCache {
