@@ -61,15 +61,14 @@ bool TextCutter::cut(const std::vector<std::string_view>& texts, TextCuts& out) 
 }
 
 bool TextCutter::cut_text(std::string_view t, TextCuts& out) const {
-  std::vector<unsigned char>& covered = out.covered;
-  covered.assign(t.size(), 0);
+  std::vector<std::pair<size_t, size_t>>& found = out.found;
+  found.clear();
   for (const std::string& l : contained_)
-    for (size_t p = t.find(l); p != std::string_view::npos; p = t.find(l, p + 1))
-      std::fill(covered.begin() + static_cast<std::ptrdiff_t>(p),
-                covered.begin() + static_cast<std::ptrdiff_t>(p + l.size()), 1);
+    for (size_t p = t.find(l); p != std::string_view::npos; p = t.find(l, p + 1)) found.push_back({p, p + l.size()});
+  std::sort(found.begin(), found.end());
   const size_t first_unit = out.units.size();
   size_t kept_from = 0;  // the kept bytes not yet made a unit start here
-  auto part = [&](size_t a, size_t b) {  // a gap between covered bytes, less what a strip takes
+  auto part = [&](size_t a, size_t b) {  // a gap between found strings, less what a strip takes
     while (a < b && stripped_at(t, a, std::min(char_end(t, a), b))) a = std::min(char_end(t, a), b);
     while (b > a && stripped_at(t, a + last_char(t.substr(a, b - a)), b)) b = a + last_char(t.substr(a, b - a));
     if (a == b) return true;
@@ -81,16 +80,12 @@ bool TextCutter::cut_text(std::string_view t, TextCuts& out) const {
     kept_from = b;
     return true;
   };
-  for (size_t i = 0; i < t.size();) {
-    if (covered[i]) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < t.size() && !covered[j]) ++j;
-    if (!part(i, j)) return false;
-    i = j;
+  size_t gap = 0;  // where the next gap starts: past every found string that starts before
+  for (const auto& [a, b] : found) {
+    if (a > gap && !part(gap, a)) return false;
+    gap = std::max(gap, b);
   }
+  if (gap < t.size() && !part(gap, t.size())) return false;
   if (kept_from < t.size()) out.units.push_back({t.substr(kept_from), -1});
   if (compared_across_edges(t, out, first_unit)) return false;
   char digits[24];

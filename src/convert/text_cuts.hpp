@@ -21,6 +21,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace toolchat::convert {
@@ -43,7 +44,7 @@ struct TextCuts {
   std::vector<std::string_view> parts;  // numbered in text order; views into the texts
   std::vector<Unit> units;              // every text's units in order
   std::vector<size_t> text_end;         // text i's units end at units[text_end[i]]
-  std::vector<unsigned char> covered;   // scratch: the bytes of a text a tested string covers
+  std::vector<std::pair<size_t, size_t>> found;  // scratch: where a text holds tested strings
 };
 
 class TextCutter {
