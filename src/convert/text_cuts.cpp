@@ -54,7 +54,13 @@ bool TextCutter::cut(const std::vector<std::string_view>& texts, TextCuts& out) 
   out.units.clear();
   out.text_end.clear();
   for (std::string_view t : texts) {
-    if (!cut_text(t, out)) return false;
+    if (!screened_(t)) {  // one part, the whole text (nothing to find or strip in it)
+      out.units.push_back({{}, static_cast<long>(out.parts.size())});
+      out.parts.push_back(t);
+      out.key += "PE";
+    } else if (!cut_text(t, out)) {
+      return false;
+    }
     out.text_end.push_back(out.units.size());
   }
   return true;
