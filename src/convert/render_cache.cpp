@@ -238,9 +238,14 @@ struct RenderCache::Impl {
   TestedLiterals literals;
   // The first and last bytes of the compared strings (an empty one matches every text).
   std::array<bool, 256> compared_first{}, compared_last{};
-  // The bytes a text is searched for: the first bytes of the contained strings (each once) and
-  // a marker character's first byte.
-  std::string scan_bytes = "\xEE";
+  // The contained strings: those alone with their first byte are searched as themselves, the
+  // others by that byte (Qwen3's four tags all start with '<': one search instead of four).
+  std::vector<std::string> searched_alone;
+  struct Searched {
+    char first;
+    std::vector<std::string> strings;
+  };
+  std::vector<Searched> searched_by_first;
   // Looked up by string_view: the key of a conversation is made in key_buffer.
   struct KeyHash {
     using is_transparent = void;
@@ -360,16 +365,16 @@ struct RenderCache::Impl {
   }
   bool screened_text(std::string_view t) const {
     if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
+    if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
     if (literals.end_chars.find(t.front()) != std::string::npos ||
         literals.end_chars.find(t.back()) != std::string::npos)
       return true;
-    // Marker characters (U+E000..U+E03F) and the contained strings, one search per first byte.
-    for (const char c : scan_bytes)
-      for (size_t p = t.find(c); p != std::string_view::npos; p = t.find(c, p + 1)) {
-        if (c == '\xEE' && t.compare(p, 2, "\xEE\x80") == 0) return true;
-        for (const std::string& l : literals.contained)
-          if (l.front() == c && t.compare(p, l.size(), l) == 0) return true;
-      }
+    for (const std::string& l : searched_alone)
+      if (t.find(l) != std::string::npos) return true;
+    for (const Searched& g : searched_by_first)
+      for (size_t p = t.find(g.first); p != std::string_view::npos; p = t.find(g.first, p + 1))
+        for (const std::string& l : g.strings)
+          if (t.size() - p >= l.size() && t.substr(p, l.size()) == l) return true;
     if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
       return false;  // no compared string starts as t does or ends as t ends
     for (const std::string& l : literals.compared)
@@ -506,8 +511,16 @@ RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl
   impl_->literals = tested_literals(t);
   impl_->cutter = std::make_unique<TextCutter>(impl_->literals,
                                                [im = impl_.get()](std::string_view t) { return im->screened_text(t); });
-  for (const std::string& l : impl_->literals.contained)  // not empty (TemplateUses)
-    if (impl_->scan_bytes.find(l.front()) == std::string::npos) impl_->scan_bytes += l.front();
+  std::vector<Impl::Searched> groups;
+  for (const std::string& l : impl_->literals.contained) {  // none empty (TemplateUses)
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Impl::Searched& x) { return x.first == l.front(); });
+    if (g == groups.end()) g = groups.insert(groups.end(), {l.front(), {}});
+    g->strings.push_back(l);
+  }
+  for (Impl::Searched& g : groups) {
+    if (g.strings.size() == 1) impl_->searched_alone.push_back(std::move(g.strings.front()));
+    else impl_->searched_by_first.push_back(std::move(g));
+  }
   for (const std::string& l : impl_->literals.compared) {
     if (l.empty()) {
       impl_->compared_first.fill(true);

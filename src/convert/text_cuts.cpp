@@ -20,12 +20,6 @@ bool space_like(std::string_view s, size_t at, size_t end) {
   return s.compare(at, 2, "\xE2\x80") == 0 && at + 2 < end && static_cast<unsigned char>(s[at + 2]) <= 0x8A;
 }
 
-size_t last_char(std::string_view s) {
-  size_t i = s.size() - 1;
-  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
-  return i;
-}
-
 namespace {
 
 // The end of the UTF-8 character starting at `at`.

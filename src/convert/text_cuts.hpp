@@ -32,7 +32,11 @@ struct TestedLiterals;
 // removes.
 bool space_like(std::string_view s, size_t at, size_t end);
 // The start of the last UTF-8 character of s (not empty).
-size_t last_char(std::string_view s);
+inline size_t last_char(std::string_view s) {
+  size_t i = s.size() - 1;
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
 
 // One conversation's texts cut.
 struct TextCuts {
