@@ -19,7 +19,8 @@ constexpr std::string_view kOpen = kMarkerOpen, kClose = "\xEE\x80\x81";
 // characters, so texts shown that way are not located by markers).
 constexpr std::string_view kProbe = "\nqQ<\"", kProbeJson = "\\nqQ<\\\"";
 
-// Marker i into `out` (replacing what it held, keeping its buffer: a walk makes one per text).
+}  // namespace
+
 void make_marker(std::string& out, size_t i, bool escape_probe) {
   char digits[24];
   const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, i).ptr - digits);
@@ -31,6 +32,8 @@ void make_marker(std::string& out, size_t i, bool escape_probe) {
   }
   out += kClose;
 }
+
+namespace {
 
 // The marker at `at` (its index and length), or false.
 bool read_marker(std::string_view s, size_t at, size_t& index, size_t& len) {
@@ -192,7 +195,9 @@ namespace {
 // copy keeps as they are stay shared with the messages.
 class MarkedCopy final : public MarkedVisitor {
  public:
-  explicit MarkedCopy(MarkedMessages& out, bool blank = false) : out_(out), blank_(blank) {}
+  // blank: texts empty; `replace`: text i is (*replace)[i]; else the markers.
+  explicit MarkedCopy(MarkedMessages& out, bool blank = false, const std::vector<std::string>* replace = nullptr)
+      : out_(out), blank_(blank), replace_(replace) {}
   bool keep(const Value& v) override {
     put(v);
     return true;
@@ -206,7 +211,7 @@ class MarkedCopy final : public MarkedVisitor {
   void text(size_t index, std::string_view text, std::string_view marker) override {
     if (out_.texts.size() <= index) out_.texts.resize(index + 1);
     out_.texts[index] = std::string(text);
-    put(Value::string(blank_ ? std::string_view() : marker));
+    put(Value::string(blank_ ? std::string_view() : replace_ ? std::string_view((*replace_)[index]) : marker));
   }
 
  private:
@@ -236,6 +241,7 @@ class MarkedCopy final : public MarkedVisitor {
 
   MarkedMessages& out_;
   const bool blank_;
+  const std::vector<std::string>* replace_;
   std::vector<Open> open_;
 };
 
@@ -251,6 +257,13 @@ MarkedMessages mark_message_texts(const Value& messages, bool escape_probe) {
 Value blank_message_texts(const Value& messages) {
   MarkedMessages out;
   MarkedCopy copy(out, true);
+  walk_marked_messages(messages, false, copy);
+  return out.messages;
+}
+
+Value replace_message_texts(const Value& messages, const std::vector<std::string>& texts) {
+  MarkedMessages out;
+  MarkedCopy copy(out, false, &texts);
   walk_marked_messages(messages, false, copy);
   return out.messages;
 }

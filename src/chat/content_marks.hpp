@@ -35,6 +35,11 @@ struct MarkedMessages {
 MarkedMessages mark_message_texts(const Value& messages, bool escape_probe = false);
 // A copy of the messages with the same texts empty (the texts of mark_message_texts).
 Value blank_message_texts(const Value& messages);
+// A copy of the messages with text i (numbered as mark_message_texts numbers them) replaced by
+// texts[i] (the render cache's texts cut into parts: convert/text_cuts.hpp).
+Value replace_message_texts(const Value& messages, const std::vector<std::string>& texts);
+// Marker i into `out` (replacing what it held, keeping its buffer: a walk makes one per text).
+void make_marker(std::string& out, size_t i, bool escape_probe);
 
 // The same marked messages walked without being made (the render cache's key of a conversation
 // of a known shape): the visitor sees the copy's values in order, each text (a view into

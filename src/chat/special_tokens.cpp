@@ -143,9 +143,10 @@ std::vector<std::string> special_token_strings(const Value& special_tokens, std:
     for (const auto& [k, v] : special_tokens.dict_obj().entries) {
       if (v.is_str()) set.emplace(v.str());
       if (v.is_list())
-        for (const auto& t : v.items())
+        for (const auto& t : v.items()) {
           if (t.is_str()) set.emplace(t.str());
           else if (const Value* c = conv::get(t, "content"); c && c->is_str()) set.emplace(c->str());
+        }
     }
   }
   add_markers(set, template_source);

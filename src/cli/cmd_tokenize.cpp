@@ -87,9 +87,11 @@ std::string batch_line(const tokenize::Tokenizer& tok, const std::string& line, 
     throw_error(ErrorKind::ValueError, where + ": " + e.message());
   }
   if (!v.is_dict()) throw_error(ErrorKind::ValueError, where + ": each line must be a JSON object");
+  json::DumpOptions keep_utf8;
+  keep_utf8.ensure_ascii = false;
   const Value* id = v.dict_obj().find(std::string_view("id"));
   std::string out = "{\"id\": ";
-  out += id ? json::dumps(*id, json::DumpOptions{false}) : "null";
+  out += id ? json::dumps(*id, keep_utf8) : "null";
   if (decode) {
     out += ", \"text\": ";
     json::dump_string(out, tok.decode(ids_of(v, where), skip_special), false);

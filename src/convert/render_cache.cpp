@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "chat/content_marks.hpp"
+#include "convert/text_cuts.hpp"
 #include "convert/value_key.hpp"
 #include "toolchat/json.hpp"
 #include "value/pystr.hpp"
@@ -43,24 +44,6 @@ constexpr size_t kMaxBytes = size_t{16} << 20;
 // ... and after this many shapes seen, it stays on only where a shape is reused
 // more often than not.
 constexpr size_t kTrialShapes = 128;
-
-bool space_like(std::string_view s, size_t at, size_t end) {
-  unsigned char c = static_cast<unsigned char>(s[at]);
-  if (c < 0x80) return c <= 0x20 || c == 0x7F;
-  // Non-ASCII whitespace Python's str.strip() removes (U+0085, U+00A0, U+1680,
-  // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): their UTF-8 forms.
-  for (std::string_view w : {"\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF",
-                             "\xE2\x81\x9F", "\xE3\x80\x80"})
-    if (s.compare(at, w.size(), w) == 0 && at + w.size() <= end) return true;
-  return s.compare(at, 2, "\xE2\x80") == 0 && at + 2 < end && static_cast<unsigned char>(s[at + 2]) <= 0x8A;
-}
-
-// The start of the last UTF-8 character of s.
-size_t last_char(std::string_view s) {
-  size_t i = s.size() - 1;
-  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
-  return i;
-}
 
 void escape_pieces(MarkedRender& r) {
   r.json.clear();
@@ -256,12 +239,27 @@ struct RenderCache::Impl {
   // The first and last bytes of the compared strings (an empty one matches every text).
   std::array<bool, 256> compared_first{}, compared_last{};
   std::array<bool, 256> end_char{};  // the bytes of literals.end_chars
+  // The contained strings: those alone with their first byte are searched as themselves, the
+  // others by that byte (Qwen3's four tags all start with '<': one search instead of four).
+  std::vector<std::string> searched_alone;
+  struct Searched {
+    char first;
+    std::vector<std::string> strings;
+  };
+  std::vector<Searched> searched_by_first;
   // Looked up by string_view: the key of a conversation is made in key_buffer.
   struct KeyHash {
     using is_transparent = void;
     size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
   };
   std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> shapes;
+  // Shapes of screened conversations whose texts cut (cut_renders): keyed by the shape key and
+  // the cut.
+  std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>> cut_shapes;
+  std::unique_ptr<TextCutter> cutter;
+  TextCuts cuts;
+  std::string cut_key;
+  bool cuts_on = true;
   // Renders of prefixes (first k messages, with or without the generation prompt), for the
   // screened conversations: keyed by the prefix's shape key, the variables and the flag.
   struct Prefix {
@@ -352,6 +350,7 @@ struct RenderCache::Impl {
                         p.render.message.size();
     if (bytes + size > kMaxBytes) {
       shapes.clear();
+      cut_shapes.clear();
       prefixes.clear();
       bytes = 0;
     }
@@ -374,8 +373,12 @@ struct RenderCache::Impl {
       if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
     }
     if (end_char[front] || end_char[back]) return true;
-    for (const std::string& l : literals.contained)
+    for (const std::string& l : searched_alone)
       if (t.find(l) != std::string::npos) return true;
+    for (const Searched& g : searched_by_first)
+      for (size_t p = t.find(g.first); p != std::string_view::npos; p = t.find(g.first, p + 1))
+        for (const std::string& l : g.strings)
+          if (t.size() - p >= l.size() && t.substr(p, l.size()) == l) return true;
     if (!compared_first[static_cast<unsigned char>(t.front())] && !compared_last[static_cast<unsigned char>(t.back())])
       return false;  // no compared string starts as t does or ends as t ends
     for (const std::string& l : literals.compared)
@@ -387,18 +390,18 @@ struct RenderCache::Impl {
   // A new shape, its real renders in `out`: rendered again with markers, kept when the marked
   // renders give the real ones back. A conversation that does not render is kept as its one
   // failed render (the rest are not made).
-  void learn_shape(std::string_view key, std::vector<chat::CaseResult>& out, const Value& messages,
-                   const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys, const RenderFn& render,
-                   std::vector<TextRanges>* ranges, RenderCacheStats& stats) {
-    Shape s;
+  // The marked renders of a new shape into `s` (`marked`: its messages with a marker per text of
+  // `texts`), usable when putting the texts back gives its real renders `out`. False for a
+  // repr-shown text the repr quotes otherwise: not a test of the shape.
+  static bool make_shape(Shape& s, const std::vector<chat::CaseResult>& out, const Value& marked,
+                         const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys,
+                         const RenderFn& render) {
     s.keys = keys;
     s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
-    // The messages to render, marked: the same walk the key was made with, so the same texts.
-    chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
-    bool unfit = false;  // a repr-shown text the repr quotes otherwise: not a test of the shape
+    bool unfit = false;
     try {
       for (size_t i = 0; s.usable && i < out.size(); ++i) {
-        chat::CaseResult m = render(marked.messages, keys[i].count, keys[i].generation_prompt);
+        chat::CaseResult m = render(marked, keys[i].count, keys[i].generation_prompt);
         MarkedRender r;
         r.ok = m.ok;
         if (m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
@@ -420,7 +423,37 @@ struct RenderCache::Impl {
     } catch (const std::exception&) {
       s.usable = false;  // a template that refuses the markers
     }
-    if (unfit) return;  // the next conversation of the shape tries again
+    if (!s.usable) {
+      s.renders.clear();  // remembered as a shape to render for real
+      s.bytes = 0;
+    }
+    return !unfit;
+  }
+
+  // A shape kept in `table` (shapes or cut_shapes), within the memory bound.
+  void remember(std::unordered_map<std::string, Shape, KeyHash, std::equal_to<>>& table, std::string_view key,
+                Shape&& s) {
+    s.bytes += key.size();
+    if (bytes + s.bytes > kMaxBytes) {
+      shapes.clear();
+      cut_shapes.clear();
+      prefixes.clear();
+      bytes = 0;
+    }
+    bytes += s.bytes;
+    table.emplace(std::string(key), std::move(s));
+  }
+
+  // A new shape, its real renders in `out`: rendered again with markers, kept when the marked
+  // renders give the real ones back. A conversation that does not render is kept as its one
+  // failed render (the rest are not made).
+  void learn_shape(std::string_view key, std::vector<chat::CaseResult>& out, const Value& messages,
+                   const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys, const RenderFn& render,
+                   std::vector<TextRanges>* ranges, RenderCacheStats& stats) {
+    // The messages to render, marked: the same walk the key was made with, so the same texts.
+    const chat::MarkedMessages marked = chat::mark_message_texts(messages, true);
+    Shape s;
+    if (!make_shape(s, out, marked.messages, texts, keys, render)) return;  // the next one tries again
     if (s.usable) {
       ++stats.learned;
       if (s.renders.front().ok) escape_pieces(s.renders.front());
@@ -431,30 +464,68 @@ struct RenderCache::Impl {
       }
     } else {
       ++stats.refused_shapes;
-      s.renders.clear();  // remembered as a shape to render for real
-      s.bytes = 0;
     }
-    s.bytes += key.size();
-    if (bytes + s.bytes > kMaxBytes) {
-      shapes.clear();
-      prefixes.clear();
-      bytes = 0;
-    }
-    bytes += s.bytes;
-    shapes.emplace(std::string(key), std::move(s));
+    remember(shapes, key, std::move(s));
     const size_t seen = stats.learned + stats.refused_shapes;
     if ((stats.learned == 0 && stats.refused_shapes >= 8) || (seen >= kTrialShapes && stats.hits < seen)) {
       on = false;  // shapes do not repeat, or none passes: every conversation
                       // is rendered for real
       shapes.clear();
+      cut_shapes.clear();
       prefixes.clear();
     }
+  }
+
+  // A screened conversation whose texts cut (text_cuts.hpp): its renders from the shape of its cut
+  // (its shape key and every text's cut), learned as a shape is, its real renders made by
+  // `screened_renders` (through known prefixes). False when the texts do not cut or the cut's
+  // shape was refused: the caller renders it as before.
+  bool cut_renders(std::vector<chat::CaseResult>& out, std::string_view shape_key, const Value& messages,
+                   const std::vector<RenderKey>& keys, const RenderFn& render, RenderCacheStats& stats,
+                   const std::function<void()>& screened_renders) {
+    if (!cuts_on || !cutter->cut(texts, cuts)) return false;
+    // The number of texts first: the cuts then end where the last text's does, the shape key follows.
+    cut_key = std::to_string(texts.size());
+    cut_key += ':';
+    cut_key += cuts.key;
+    cut_key += shape_key;
+    if (auto it = cut_shapes.find(cut_key); it != cut_shapes.end()) {
+      Shape& s = it->second;
+      if (!s.usable || !same_keys(s.keys, keys) || !repr_texts_fit(s.repr_texts, cuts.parts)) return false;
+      ++stats.cut_hits;
+      renders_from_shape(s, out, cuts.parts, nullptr, nullptr, nullptr);
+      return true;
+    }
+    screened_renders();
+    const Value marked = chat::replace_message_texts(messages, TextCutter::marked_texts(cuts));
+    Shape s;
+    if (!make_shape(s, out, marked, cuts.parts, keys, render)) return true;  // the next one tries again
+    ++(s.usable ? stats.cut_learned : stats.cut_refused);
+    remember(cut_shapes, cut_key, std::move(s));
+    const size_t seen = stats.cut_learned + stats.cut_refused;
+    if (seen >= kTrialShapes && stats.cut_hits < seen) {
+      cuts_on = false;  // cuts do not repeat here
+      cut_shapes.clear();
+    }
+    return true;
   }
 };
 
 RenderCache::RenderCache(const jinja::Template& t) : impl_(std::make_unique<Impl>()) {
   impl_->literals = tested_literals(t);
   for (char c : impl_->literals.end_chars) impl_->end_char[static_cast<unsigned char>(c)] = true;
+  impl_->cutter = std::make_unique<TextCutter>(impl_->literals,
+                                               [im = impl_.get()](std::string_view t) { return im->screened_text(t); });
+  std::vector<Impl::Searched> groups;
+  for (const std::string& l : impl_->literals.contained) {  // none empty (TemplateUses)
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Impl::Searched& x) { return x.first == l.front(); });
+    if (g == groups.end()) g = groups.insert(groups.end(), {l.front(), {}});
+    g->strings.push_back(l);
+  }
+  for (Impl::Searched& g : groups) {
+    if (g.strings.size() == 1) impl_->searched_alone.push_back(std::move(g.strings.front()));
+    else impl_->searched_by_first.push_back(std::move(g));
+  }
   for (const std::string& l : impl_->literals.compared) {
     if (l.empty()) {
       impl_->compared_first.fill(true);
@@ -511,14 +582,17 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
   if (im.screened(texts, nullptr)) {
     ++stats_.screened;
     if (ranges) return real();  // the texts' places are found in the real renders
-    size_t first_screened = 0, held_from = SIZE_MAX;
-    while (first_screened < texts.size() && !im.screened_text(texts[first_screened])) ++first_screened;
-    out.clear();
-    for (const RenderKey& k : keys) {
-      out.emplace_back();
-      im.prefix_render(out.back(), messages, variables, k, render, stats_, first_screened, held_from);
-      if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render
-    }
+    auto screened_renders = [&] {
+      size_t first_screened = 0, held_from = SIZE_MAX;
+      while (first_screened < texts.size() && !im.screened_text(texts[first_screened])) ++first_screened;
+      out.clear();
+      for (const RenderKey& k : keys) {
+        out.emplace_back();
+        im.prefix_render(out.back(), messages, variables, k, render, stats_, first_screened, held_from);
+        if (&k == &keys.front() && !out.back().ok) break;  // the conversation does not render
+      }
+    };
+    if (!im.cut_renders(out, shape_key.view(), messages, keys, render, stats_, screened_renders)) screened_renders();
     return;
   }
   const std::string_view key = shape_key.view();

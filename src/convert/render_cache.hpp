@@ -23,9 +23,13 @@
 //    text with leading or trailing whitespace (trim, strip), one holding marker
 //    characters, one holding a string the template tests content against
 //    ('</think>' in ..., .split('...'), .startswith(...), == '...',
-//    .rstrip('...')). Such a conversation is rendered for real, but for its renders
-//    of a prefix (its first k messages) without such a text: a render of the first
-//    k messages sees only them, so those are cached per prefix shape the same way.
+//    .rstrip('...')). Such texts are cut where the template looks (text_cuts.hpp:
+//    the tested strings and the whitespace beside them spelt out in the key, the
+//    parts between them marked), and the conversation's renders are cached per
+//    shape of its cut the same way. Where the texts do not cut, the conversation
+//    is rendered for real, but for its renders of a prefix (its first k messages)
+//    without such a text: a render of the first k messages sees only them, so
+//    those are cached per prefix shape the same way.
 // A marker shows how its text stands in a render: as it is, inside a JSON
 // string (tojson), or inside a Python str repr (a list or dict printed; put
 // back only for texts repr quotes in single quotes, as the marker); any other
@@ -113,6 +117,9 @@ struct RenderCacheStats {
   // Renders of a screened conversation put together from a known prefix (its first messages
   // hold no screened text): see Impl::prefix_render.
   size_t prefix_hits = 0, prefix_learned = 0;
+  // Screened conversations whose renders came from the shape of their texts' cut
+  // (text_cuts.hpp), shapes of cuts learned and refused.
+  size_t cut_hits = 0, cut_learned = 0, cut_refused = 0;
 };
 
 class RenderCache {

@@ -103,7 +103,7 @@ bool args_shown(const std::optional<std::string>& out, int n) {
 }
 
 Value derive(const std::string& src, const Value& tokens) {
-  Oracle o{src, tokens};
+  Oracle o{src, tokens, false, ""};
   const std::string user_s = R"({"role": "user", "content": "UserMarkQ"})";
   if (!o.run(user_s) && !o.run(R"({"role": "user", "content": [{"type": "text", "text": "UserMarkQ"}]})"))
     o.decl = R"([{"type": "function", "function": {"name": "declared_mark", "description": "DeclMark",

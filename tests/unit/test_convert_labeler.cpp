@@ -165,7 +165,7 @@ TEST(ConvertLabeler, TrainSpansHoldOneAssistantTurn) {
         const Value& m = msgs[served[k]];
         EXPECT_EQ(trained[k]->role, "assistant");
         std::string content = pystr::strip(text_of(m.dict_obj().find("content")));
-        if (!content.empty()) EXPECT_NE(span.find(content), std::string::npos) << "content missing from " << span;
+        if (!content.empty()) { EXPECT_NE(span.find(content), std::string::npos) << "content missing from " << span; }
         if (const Value* calls = m.dict_obj().find("tool_calls"))
           for (const auto& c : calls->items()) {
             std::string fn(c.dict_obj().find("function")->dict_obj().find("name")->str());
@@ -174,8 +174,9 @@ TEST(ConvertLabeler, TrainSpansHoldOneAssistantTurn) {
         for (size_t j = 0; j < msgs.size(); ++j) {
           if (j == served[k]) continue;
           std::string other = pystr::strip(text_of(msgs[j].dict_obj().find("content")));
-          if (other.size() >= 8 && other != content && content.find(other) == std::string::npos)
+          if (other.size() >= 8 && other != content && content.find(other) == std::string::npos) {
             EXPECT_EQ(span.find(other), std::string::npos) << "messages[" << j << "] text inside " << span;
+          }
         }
         ++spans;
       }

@@ -164,12 +164,51 @@ TEST(ConvertRenderCache, TextsHoldingTestedStringsAreRenderedForReal) {
 TEST(ConvertRenderCache, ScreenedConversationsReusePrefixesWithoutTheScreenedText) {
   Rig rig(
       R"({% for m in messages %}{% if '</think>' in m.content %}T:{{ m.content.split('</think>')[-1] }}{% else %}{{ m.role }}:{{ m.content }}{% endif %};{% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
-  rig.check(R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}, {"role": "assistant", "content": "x</think>y"}])");
-  rig.check(R"([{"role": "user", "content": "d"}, {"role": "assistant", "content": "e"}, {"role": "user", "content": "f"}, {"role": "assistant", "content": "p</think>q"}])");
-  rig.check(R"([{"role": "user", "content": "g"}, {"role": "assistant", "content": "</think>h"}, {"role": "user", "content": "i"}, {"role": "assistant", "content": "j"}])");
+  // The screened texts hold a marker character, so they are not cut either (text_cuts.hpp).
+  rig.check(R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}, {"role": "assistant", "content": "x\ue005</think>y"}])");
+  rig.check(R"([{"role": "user", "content": "d"}, {"role": "assistant", "content": "e"}, {"role": "user", "content": "f"}, {"role": "assistant", "content": "p\ue005</think>q"}])");
+  rig.check(R"([{"role": "user", "content": "g"}, {"role": "assistant", "content": "</think>h\ue005"}, {"role": "user", "content": "i"}, {"role": "assistant", "content": "j"}])");
   EXPECT_EQ(rig.cache.stats().screened, 3u);
   EXPECT_EQ(rig.cache.stats().hits, 0u);
   EXPECT_GE(rig.cache.stats().prefix_hits, 4u);
+}
+
+// Qwen3's split of an answer at '</think>' (its reasoning and its answer, stripped of newlines):
+// the texts are cut where the template looks, and conversations of one cut reuse its renders,
+// whatever the reasoning and the answer say; another spacing around the tags is another cut.
+TEST(ConvertRenderCache, ScreenedTextsCutWhereTheTemplateLooksReuseRenders) {
+  Rig rig(R"({% for m in messages %}{% if '</think>' in m.content %}{% set r = m.content.split('</think>')[0].rstrip('\n').split('<think>')[-1].lstrip('\n') %}<think>{{ r.strip('\n') }}</think>{{ m.content.split('</think>')[-1].lstrip('\n') }}{% else %}{{ m.role }}:{{ m.content }}{% endif %};{% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
+  for (const char* answer : {R"(<think>\nfirst thought\n</think>\n\nfirst answer)", R"(<think>\nanother, longer thought\n</think>\n\n\"quoted\" answer)",
+                             R"(<think>\n\u00e9t\u00e9\n</think>\n\n42)"})
+    rig.check(std::string(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": ")") + answer + R"("}, {"role": "user", "content": "more"}])");
+  EXPECT_EQ(rig.cache.stats().cut_learned, 1u);
+  EXPECT_EQ(rig.cache.stats().cut_hits, 2u);
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>t</think>a"}, {"role": "user", "content": "more"}])");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>u</think>b"}, {"role": "user", "content": "more"}])");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "\n</think>"}, {"role": "user", "content": "more"}])");
+  EXPECT_EQ(rig.cache.stats().cut_learned, 3u);
+  EXPECT_EQ(rig.cache.stats().cut_hits, 3u);
+  EXPECT_EQ(rig.cache.stats().hits, 0u);
+}
+
+// A part the cache's screen refuses (here one equal to a compared string) is not cut: the
+// conversation is rendered as before, not from the cut's shape.
+TEST(ConvertRenderCache, CutPartsPassTheScreen) {
+  Rig rig(R"({% for m in messages %}{% if '</think>' in m.content %}{% if m.content.split('</think>')[-1] == 'yes' %}Y{% else %}N:{{ m.content.split('</think>')[-1] }}{% endif %}{% else %}{{ m.content }}{% endif %};{% endfor %})");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a</think>no"}])");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "b</think>yes"}])");
+  EXPECT_EQ(rig.cache.stats().cut_learned, 1u);
+  EXPECT_EQ(rig.cache.stats().cut_hits, 0u);
+}
+
+// A compared string across a part's edge (the cut keeps the newline, the part is "abc", the
+// template compares the piece after '</think>' with "\nabc"): not cut.
+TEST(ConvertRenderCache, ComparedStringsAcrossACutEdgeAreNotCut) {
+  Rig rig(R"({% for m in messages %}{% if '</think>' in m.content %}{% if m.content.split('</think>')[-1] == '\nabc' %}Y{% else %}N:{{ m.content.split('</think>')[-1] }}{% endif %}{% else %}{{ m.content }}{% endif %};{% endfor %})");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "r</think>\nxyz"}])");
+  rig.check(R"([{"role": "user", "content": "q"}, {"role": "assistant", "content": "s</think>\nabc"}])");
+  EXPECT_EQ(rig.cache.stats().cut_learned, 1u);
+  EXPECT_EQ(rig.cache.stats().cut_hits, 0u);
 }
 
 // Texts with whitespace at an end meet templates that trim: rendered for real.

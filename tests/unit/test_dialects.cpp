@@ -83,7 +83,7 @@ TEST(DialectConformance, Fixtures) {
       EXPECT_EQ(m.tool_calls[i].name, str_or(want_calls[i], "name"));
       EXPECT_EQ(m.tool_calls[i].arguments, str_or(want_calls[i], "arguments"));
       std::string id = str_or(want_calls[i], "id");
-      if (!id.empty()) EXPECT_EQ(m.tool_calls[i].id, id);
+      if (!id.empty()) { EXPECT_EQ(m.tool_calls[i].id, id); }
       EXPECT_FALSE(m.tool_calls[i].id.empty());
     }
     std::vector<std::string> want_w, got_w;
@@ -98,8 +98,8 @@ TEST(DialectConformance, Fixtures) {
       auto ev = feed_cut(d, o, input, cuts);
       if (valid_utf8(input))
         for (const Event& e : ev) {
-          if (auto* t = std::get_if<ContentDelta>(&e)) EXPECT_TRUE(valid_utf8(t->text)) << what;
-          if (auto* t = std::get_if<ReasoningDelta>(&e)) EXPECT_TRUE(valid_utf8(t->text)) << what;
+          if (auto* t = std::get_if<ContentDelta>(&e)) { EXPECT_TRUE(valid_utf8(t->text)) << what; }
+          if (auto* t = std::get_if<ReasoningDelta>(&e)) { EXPECT_TRUE(valid_utf8(t->text)) << what; }
         }
       std::string got = events_text(ev);
       if (got != ref) ADD_FAILURE() << what << " differs; cuts=" << cuts.size() << "\nwant:\n" << ref << "got:\n" << got;

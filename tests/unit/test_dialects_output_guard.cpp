@@ -87,7 +87,7 @@ TEST(OutputGuard, NoFamilyEmitsInvalidUtf8) {
         EXPECT_TRUE(valid_utf8(c.arguments));
         bool truncated = false;
         for (const Warning& w : m.warnings) truncated |= w.kind == WarningKind::TruncatedCall;
-        if (!truncated) EXPECT_NO_THROW(json::parse(c.arguments)) << c.arguments;
+        if (!truncated) { EXPECT_NO_THROW(json::parse(c.arguments)) << c.arguments; }
       }
       for (const Event& e : split)
         if (auto* t = std::get_if<ContentDelta>(&e)) {
@@ -216,7 +216,7 @@ TEST(OutputGuard, CallMarkersInsideOpenReasoningAreReasoning) {
     if (d->name == "kimi_k2") continue;
     SCOPED_TRACE(d->name);
     ParsedMessage m = parse_all(*d, markers, o);
-    if (!m.reasoning_content.empty()) EXPECT_TRUE(m.tool_calls.empty()) << json::dumps(m.to_json(true));
+    if (!m.reasoning_content.empty()) { EXPECT_TRUE(m.tool_calls.empty()) << json::dumps(m.to_json(true)); }
   }
 }
 

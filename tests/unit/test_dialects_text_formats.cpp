@@ -55,8 +55,8 @@ TEST(DialectTextFormats, RandomMixesAreChunkingInvariant) {
       auto bytes = run(*d, text, 1, open);
       EXPECT_EQ(events_text(bytes), whole);
       for (const Event& e : bytes) {
-        if (auto* c = std::get_if<ContentDelta>(&e)) EXPECT_TRUE(valid_utf8(c->text));
-        if (auto* r = std::get_if<ReasoningDelta>(&e)) EXPECT_TRUE(valid_utf8(r->text));
+        if (auto* c = std::get_if<ContentDelta>(&e)) { EXPECT_TRUE(valid_utf8(c->text)); }
+        if (auto* r = std::get_if<ReasoningDelta>(&e)) { EXPECT_TRUE(valid_utf8(r->text)); }
       }
       if (HasFailure()) return;
     }

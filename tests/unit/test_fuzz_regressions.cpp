@@ -116,7 +116,7 @@ TEST(FuzzRegressions, HarmonyOverLongBadHeaderCutsBetweenCharacters) {
       for (size_t i = 0; i < text.size(); i += chunk) p->feed(std::string_view(text).substr(i, chunk), log);
       p->finish(log);
       for (const Event& e : log.events)
-        if (auto* c = std::get_if<ContentDelta>(&e)) EXPECT_EQ(utf8::find_invalid(c->text), std::string_view::npos) << pad << " " << chunk;
+        if (auto* c = std::get_if<ContentDelta>(&e)) { EXPECT_EQ(utf8::find_invalid(c->text), std::string_view::npos) << pad << " " << chunk; }
     }
   }
 }
