@@ -86,7 +86,7 @@ TEST(ConvertLineMatch, ALineMatchesTheSkeletonTheScanCutsItInto) {
     tree.add(known[i], strings, &known[i]);
   }
   std::vector<std::string> lines = known;
-  for (const std::string& text : {"Hello there", R"(say \"}, {\"role\": \"user\", \"content\": \"x)", R"(\\)", "", "\xC3\xA9t\xC3\xA9",
+  for (const char* text : {"Hello there", R"(say \"}, {\"role\": \"user\", \"content\": \"x)", R"(\\)", "", "\xC3\xA9t\xC3\xA9",
                                   R"(a\"b\\)", "[{\\\"a\\\": 1}]"}) {
     lines.push_back(row(text, "Fine."));
     lines.push_back(row("Hi", text));
