@@ -84,7 +84,7 @@ def placeholder_line(rng, row):
 
 
 def structural(rng, row, line):
-    kind = rng.randrange(12)
+    kind = rng.randrange(13)
     msgs = row.get("messages") or []
     if kind == 0:  # a duplicated content key (first or last wins?)
         m = re.search(rb'"content": ("(?:[^"\\]|\\.)*"|null)', line)
@@ -147,17 +147,65 @@ def structural(rng, row, line):
             deep = [deep]
         row["extra"] = deep
         return json.dumps(row).encode()
+    if kind == 11 and msgs:  # long texts: offsets past 10,000 and 100,000, bytes past code points
+        m = rng.choice(msgs)
+        if isinstance(m.get("content"), str):
+            m["content"] = rng.choice(("x", "\u00e9", "ab ", "\U0001F600")) * rng.choice((4000, 9999, 60000)) + m["content"]
+        return json.dumps(row, ensure_ascii=rng.random() < 0.5).encode()
     if kind == 10:  # escaped keys
         return line.replace(b'"role"', b'"r\\u006fle"', 1)
     return line.replace(b'"messages"', rng.choice((b'"messages"', b'"messages" ')), 1)
 
 
+ALPHABET = [
+    b"\\u", b"\\", b"\\\\", b'\\"', b"\\/", b"\\n", b"\\x", b"d8", b"D8", b"dc", b"00", b"0", b"7f", b"e9", b"ud",
+    b"a", b"Z", b" ", b"<", b"/", b">", b"think", b"\x7f", b"\xc2", b"\xa0", b"\x80", b"\xbf", b"\xe2", b"\xf0",
+    b"\x9f", b"\xed", b"\xa0", b"\xc0", b"\xff", b"\x01", b"\t", b"\xee",
+]
+
+
+VALID = [
+    b"\\u00e9", b"\\u00E9", b"\\ud83d\\ude00", b"\\uD83D\\uDE00", b"\\u0000", b"\\u001f", b"\\u007f", b"\\u00a0",
+    b"\\u2028", b"\\ue000", b"\\n", b"\\t", b"\\r", b"\\b", b"\\f", b"\\/", b'\\"', b"\\\\", b"\xc3\xa9",
+    b"\xf0\x9f\x98\x80", b"\xc2\xa0", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe3\x80\x80", b"\xee\x80\x81", b"\x7f",
+    b"\xef\xbb\xbf", b"a", b"bc", b" ", b"<", b">", b"</think>", b"<think>", b"\\u003c", b"{", b"'",
+]
+
+
+def fuzz_text(rng):
+    """Random raw bytes for a text: most of them valid JSON string contents (escapes, UTF-8, DEL,
+    marker and space characters), some made of pieces that form escapes and UTF-8 or break them."""
+    pieces = VALID if rng.random() < 0.8 else ALPHABET
+    return b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+
+
+def fuzz_lines(rng, lines, count, out):
+    """Each line, then `count` copies with one text's contents replaced by fuzz_text, each followed by
+    the line again."""
+    for line in lines:
+        out.write(line + b"\n")
+        for _ in range(count):
+            row = json.loads(line)
+            found = []
+            texts(row.get("messages"), found)
+            if not found:
+                break
+            node, key = rng.choice(found)
+            node[key] = "@@PH@@"
+            out.write(json.dumps(row).encode().replace(b"@@PH@@", fuzz_text(rng)) + b"\n")
+            out.write(line + b"\n")  # keeps the line path on (it turns off where few lines take it)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fuzz", type=int, default=0, help="instead: this many fuzzed texts per line")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     out = sys.stdout.buffer
+    if args.fuzz:
+        fuzz_lines(rng, [l.rstrip(b"\n") for l in sys.stdin.buffer if l.strip()], args.fuzz, out)
+        return
     for line in sys.stdin.buffer:
         line = line.rstrip(b"\n")
         if not line:
