@@ -279,6 +279,8 @@ void LinePath::forget() {
 
 bool LinePath::convert(const ConvertConfig& cfg, std::string_view line, RowResult& r) {
   if (off_ || shapes_.empty()) return false;
+  // A line json::parse refuses for its size is the value path's bad row, whatever its skeleton.
+  if (line.size() > json::ReadLimits{}.max_bytes) return false;
   if (++tried_ == kTrialLines && written_ * 4 < tried_) {  // it rarely applies here: lines are not scanned
     off_ = true;
     forget();

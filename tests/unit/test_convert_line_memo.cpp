@@ -12,6 +12,7 @@
 #include "convert/label_memo.hpp"
 #include "convert/line_memo.hpp"
 #include "convert/pipeline.hpp"
+#include "toolchat/json.hpp"
 
 namespace fs = std::filesystem;
 using namespace toolchat;
@@ -287,4 +288,33 @@ TEST(ConvertLineMemo, NonAsciiTextsAreScreenedAsTheRenderCacheScreensThem) {
                         "a\ue000b", "\u00a0", "Okay"})
     rows += row("Hi", a);
   EXPECT_GE(expect_same(rows, model), 1u);
+}
+
+// A line of a known skeleton larger than json::parse reads (ReadLimits::max_bytes) is the value
+// path's bad row ("JSON input too large"), not a row written from the line.
+TEST(ConvertLineMemo, ALineTooLargeForJsonParseTakesTheValuePath) {
+  ConvertConfig cfg;
+  cfg.model = kQwen25;
+  cfg.output = "-";
+  LabelOptions opts;
+  opts.reason_details = false;
+  Labeler labeler(kQwen25, opts);
+  for (int round = 0; round < 3; ++round) {
+    RowResult r;
+    std::string line = row("Hi", "Sure.");
+    line.pop_back();
+    convert_line(labeler, cfg, nullptr, line, r);
+    ASSERT_FALSE(r.error) << r.reason;
+  }
+  LinePath* path = LabelerAccess::line_path(labeler, cfg, nullptr);
+  ASSERT_TRUE(path);
+  ASSERT_GE(path->known(), 1u);
+  std::string line = R"({"messages": [{"role": "user", "content": ")";
+  line.append(json::ReadLimits{}.max_bytes, 'a');
+  line += R"("}, {"role": "assistant", "content": "Sure."}]})";
+  RowResult r;
+  convert_line(labeler, cfg, nullptr, line, r);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.reason.find("too large"), std::string::npos) << r.reason;
+  EXPECT_TRUE(r.out.empty());
 }
