@@ -8,6 +8,7 @@
 #include "convert/format_util.hpp"
 #include "convert/json_skip.hpp"
 #include "convert/labeler.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/json.hpp"
 #include "value/escape_scan.hpp"
 #include "value/json.hpp"
@@ -379,6 +380,8 @@ bool LinePath::write(const Shape& s, std::string_view line, const ConvertConfig&
     cp += uni::count_code_points(e);
   }
   text_bytes_ = at;
+  // A render this long is the engine's LimitError (the value path renders it for real).
+  if (text_bytes_ > jinja::EngineLimits{}.max_output_bytes) return false;
   if (!checks_hold(s)) return false;
   if (!cfg.output.empty()) write_row(s, r.out);
   r.stats = s.stats;

@@ -156,6 +156,10 @@ class RenderCache {
   bool screens(const std::vector<std::string_view>& texts, const std::vector<char>* ascii = nullptr) const;
 
  private:
+  // renders() but for the engine's output limit (render_cache.cpp).
+  void reused_or_real(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
+                      const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges,
+                      std::string* first_json, RenderHit* hit);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   RenderCacheStats stats_;

@@ -12,6 +12,7 @@
 #include "convert/label_memo.hpp"
 #include "convert/line_memo.hpp"
 #include "convert/pipeline.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/json.hpp"
 
 namespace fs = std::filesystem;
@@ -26,10 +27,11 @@ struct Converted {
 };
 
 // The rows converted one by one on one labeler, as run_convert's workers convert them.
-Converted convert_lines(const std::string& rows, const std::string& model, bool reuse) {
+Converted convert_lines(const std::string& rows, const std::string& model, bool reuse, bool line_path = true) {
   ConvertConfig cfg;
   cfg.model = model;
   cfg.output = "-";
+  cfg.list_mismatches = !line_path;  // (the line path does not list them)
   LabelOptions opts;
   opts.reuse_renders = reuse;
   opts.reason_details = false;  // as run_convert sets it without --check
@@ -317,4 +319,22 @@ TEST(ConvertLineMemo, ALineTooLargeForJsonParseTakesTheValuePath) {
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.reason.find("too large"), std::string::npos) << r.reason;
   EXPECT_TRUE(r.out.empty());
+}
+
+// A conversation whose render is longer than the engine's output limit is the engine's LimitError
+// with render reuse too: on the line path (a known skeleton) and from the render cache's shapes
+// (the line path off).
+TEST(ConvertLineMemo, ARenderOverTheOutputLimitIsTheEnginesError) {
+  std::string rows;
+  for (int round = 0; round < 3; ++round) rows += row("Hi", "Sure.");
+  rows += R"({"messages": [{"role": "user", "content": ")";
+  rows.append(jinja::EngineLimits{}.max_output_bytes, 'a');
+  rows += R"("}, {"role": "assistant", "content": "Sure."}]})" "\n";
+  rows += row("Hi", "Sure.");
+  const Converted without = convert_lines(rows, kQwen25, false);
+  ASSERT_NE(without.text.find("4: LimitError"), std::string::npos);
+  for (bool line_path : {true, false}) {
+    const Converted with = convert_lines(rows, kQwen25, true, line_path);
+    EXPECT_TRUE(with.text == without.text) << "line path " << line_path << ": " << with.text.substr(0, 300);
+  }
 }
