@@ -13,8 +13,12 @@ blanks. Compare two builds' output and stderr with cmp.
 import argparse
 import json
 import random
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from edit_rows import texts  # noqa: E402 (the same texts edit_rows.py edits)
 
 RAW_TEXTS = [
     r"\u0000", r"a\u0000b", r"\ud800", r"x\udc00", r"\ud83d\ude00", r"\uD83D\uDE00", r"\ud83dx", r"\u00E9",
@@ -28,21 +32,6 @@ RAW_BYTES = [
     b"\x80", b"\x7f", b"a\x7f", b"\x7fa", b"\x1f", b"\t", b"\xe2\x80\xa8", b"\xc2\xa0", b"\xef\xbb\xbf",
     b"\xf0\x9f\x98\x80", b"\xee\x80\x80",
 ]
-KEYS = ("content", "text", "reasoning_content")
-
-
-def texts(node, out):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if isinstance(v, str) and (k in KEYS or k == "arguments"):
-                out.append((node, k))
-            else:
-                texts(v, out)
-    elif isinstance(node, list):
-        for v in node:
-            texts(v, out)
-
-
 def raw_text(rng, original):
     """A text's contents as raw JSON bytes."""
     pieces = []
@@ -197,12 +186,11 @@ def fuzz_lines(rng, lines, count, out):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--fuzz", type=int, default=0, help="instead: this many fuzzed texts per line")
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    out = sys.stdout.buffer
+    options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    options.add_argument("--fuzz", type=int, default=0, help="instead: this many fuzzed texts per line")
+    options.add_argument("--seed", type=int, default=1)
+    args = options.parse_args()
+    rng, out = random.Random(args.seed), sys.stdout.buffer
     if args.fuzz:
         fuzz_lines(rng, [l.rstrip(b"\n") for l in sys.stdin.buffer if l.strip()], args.fuzz, out)
         return
