@@ -324,6 +324,7 @@ bool LinePath::read_texts(const Shape& s, std::string_view line) {
 }
 
 bool LinePath::checks_hold(const Shape& s) {
+  if (too_long_to_reuse(texts_)) return false;  // the value path renders them for real
   if (s.cache->screens(texts_, &ascii_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
     return false;
   if (s.checks.empty()) return true;

@@ -195,6 +195,12 @@ class ShapeKeyOf : public chat::MarkedVisitor {
 
 }  // namespace
 
+bool too_long_to_reuse(const std::vector<std::string_view>& texts) {
+  size_t bytes = 0;
+  for (std::string_view t : texts) bytes += t.size();
+  return bytes > jinja::EngineLimits{}.max_value_bytes / 64;
+}
+
 bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts) {
   ShapeKeyOf walk(key, texts);
   return chat::walk_marked_messages(messages, true, walk);
@@ -596,6 +602,7 @@ void RenderCache::reused_or_real(std::vector<chat::CaseResult>& out, const Value
     texts.clear();  // views into `marked`
     return real();
   }
+  if (too_long_to_reuse(texts)) return real();
   if (im.screened(texts, nullptr)) {
     ++stats_.screened;
     if (ranges) return real();  // the texts' places are found in the real renders

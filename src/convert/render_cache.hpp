@@ -190,4 +190,11 @@ class ValueKey;
 // key of a conversation; exposed for tests.
 bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts);
 
+// Whether a conversation's texts are too long for its renders to be put together from a shape's:
+// a render made with markers stays under the engine's value limit where one with the texts may
+// not (a template building `content + content` and showing it once). Texts of more than 1/64 of
+// max_value_bytes in all (1 MiB) are rendered for real, which covers a template building a string
+// of up to 64 copies of them.
+bool too_long_to_reuse(const std::vector<std::string_view>& texts);
+
 }  // namespace toolchat::convert

@@ -321,20 +321,41 @@ TEST(ConvertLineMemo, ALineTooLargeForJsonParseTakesTheValuePath) {
   EXPECT_TRUE(r.out.empty());
 }
 
-// A conversation whose render is longer than the engine's output limit is the engine's LimitError
-// with render reuse too: on the line path (a known skeleton) and from the render cache's shapes
-// (the line path off).
-TEST(ConvertLineMemo, ARenderOverTheOutputLimitIsTheEnginesError) {
+// The rows around a long user text, converted with render reuse (the line path on and off) and
+// without: the same, the long one the engine's LimitError.
+namespace {
+
+void expect_engine_limit(const std::string& model, size_t text_bytes) {
   std::string rows;
   for (int round = 0; round < 3; ++round) rows += row("Hi", "Sure.");
   rows += R"({"messages": [{"role": "user", "content": ")";
-  rows.append(jinja::EngineLimits{}.max_output_bytes, 'a');
+  rows.append(text_bytes, 'a');
   rows += R"("}, {"role": "assistant", "content": "Sure."}]})" "\n";
   rows += row("Hi", "Sure.");
-  const Converted without = convert_lines(rows, kQwen25, false);
-  ASSERT_NE(without.text.find("4: LimitError"), std::string::npos);
+  const Converted without = convert_lines(rows, model, false);
+  ASSERT_NE(without.text.find("4: LimitError"), std::string::npos) << without.text.substr(0, 300);
   for (bool line_path : {true, false}) {
-    const Converted with = convert_lines(rows, kQwen25, true, line_path);
+    const Converted with = convert_lines(rows, model, true, line_path);
     EXPECT_TRUE(with.text == without.text) << "line path " << line_path << ": " << with.text.substr(0, 300);
   }
+}
+
+}  // namespace
+
+// A render longer than the engine's output limit (a text under 1 MiB shown 70 times) is its
+// LimitError with render reuse too: on the line path and from the render cache's shapes.
+TEST(ConvertLineMemo, ARenderOverTheOutputLimitIsTheEnginesError) {
+  const std::string model = model_file("toolchat_line_memo_output_limit.jinja",
+                                       "{%- for m in messages %}<|{{ m.role }}|>{%- for i in range(70) %}{{ m.content }}"
+                                       "{%- endfor %}<|end|>{%- endfor %}");
+  expect_engine_limit(model, 1000000);
+}
+
+// A string built past the engine's value limit (content + content) but not shown whole: the real
+// render's LimitError, which a render with markers does not meet.
+TEST(ConvertLineMemo, LongTextsAreRenderedForRealForTheValueLimit) {
+  const std::string model = model_file("toolchat_line_memo_value_limit.jinja",
+                                       "{%- for m in messages %}{%- set doubled = m.content + m.content %}"
+                                       "<|{{ m.role }}|>{{ m.content }}<|end|>{%- endfor %}");
+  expect_engine_limit(model, (jinja::EngineLimits{}.max_value_bytes / 2) + 1);
 }
