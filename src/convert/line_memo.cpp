@@ -301,6 +301,7 @@ bool LinePath::read_texts(const Shape& s, std::string_view line) {
   plain_.resize(n);
   ascii_.resize(n);
   cps_.resize(n);
+  size_t bytes = 0;  // too_long_to_reuse's sum: longer texts are rendered for real
   for (size_t i = 0; i < found_.size(); ++i) {
     if (s.string_text[i] < 0) continue;
     const size_t k = static_cast<size_t>(s.string_text[i]);
@@ -319,12 +320,12 @@ bool LinePath::read_texts(const Shape& s, std::string_view line) {
     plain_[k] = !t.escaped;
     ascii_[k] = !t.escaped && !t.non_ascii;
     cps_[k] = ascii_[k] ? raw.size() : uni::count_code_points(texts_[k]);
+    bytes += texts_[k].size();
   }
-  return true;
+  return bytes <= kMaxReusedTextBytes;
 }
 
 bool LinePath::checks_hold(const Shape& s) {
-  if (too_long_to_reuse(texts_)) return false;  // the value path renders them for real
   if (s.cache->screens(texts_, &ascii_) || !conditions_hold(s.conditions, texts_) || !reprs_found(s.repr_found, texts_))
     return false;
   if (s.checks.empty()) return true;

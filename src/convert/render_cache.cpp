@@ -195,12 +195,6 @@ class ShapeKeyOf : public chat::MarkedVisitor {
 
 }  // namespace
 
-bool too_long_to_reuse(const std::vector<std::string_view>& texts) {
-  size_t bytes = 0;
-  for (std::string_view t : texts) bytes += t.size();
-  return bytes > jinja::EngineLimits{}.max_value_bytes / 64;
-}
-
 bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts) {
   ShapeKeyOf walk(key, texts);
   return chat::walk_marked_messages(messages, true, walk);

@@ -195,6 +195,11 @@ bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::
 // not (a template building `content + content` and showing it once). Texts of more than 1/64 of
 // max_value_bytes in all (1 MiB) are rendered for real, which covers a template building a string
 // of up to 64 copies of them.
-bool too_long_to_reuse(const std::vector<std::string_view>& texts);
+inline constexpr size_t kMaxReusedTextBytes = jinja::EngineLimits{}.max_value_bytes / 64;
+inline bool too_long_to_reuse(const std::vector<std::string_view>& texts) {
+  size_t bytes = 0;
+  for (std::string_view t : texts) bytes += t.size();
+  return bytes > kMaxReusedTextBytes;
+}
 
 }  // namespace toolchat::convert
