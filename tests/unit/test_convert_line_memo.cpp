@@ -321,19 +321,22 @@ TEST(ConvertLineMemo, ALineTooLargeForJsonParseTakesTheValuePath) {
   EXPECT_TRUE(r.out.empty());
 }
 
-// The rows around a long user text, converted with render reuse (the line path on and off) and
-// without: the same, the long one the engine's LimitError.
 namespace {
 
+// Rows around a long user text, converted with render reuse (the line path on and off) and
+// without: the same, the long ones the engine's LimitError. The second is the first line of its
+// skeleton (no spaces) on a known shape: its error is no failure of the shape's to learn.
 void expect_engine_limit(const std::string& model, size_t text_bytes) {
+  auto compact = [](const std::string& user) {
+    return R"({"messages":[{"role":"user","content":")" + user + R"("},{"role":"assistant","content":"Sure."}]})" "\n";
+  };
+  const std::string long_text(text_bytes, 'a');
   std::string rows;
   for (int round = 0; round < 3; ++round) rows += row("Hi", "Sure.");
-  rows += R"({"messages": [{"role": "user", "content": ")";
-  rows.append(text_bytes, 'a');
-  rows += R"("}, {"role": "assistant", "content": "Sure."}]})" "\n";
-  rows += row("Hi", "Sure.");
+  rows += row(long_text, "Sure.") + compact(long_text) + compact("Hi") + compact("Hello");
   const Converted without = convert_lines(rows, model, false);
   ASSERT_NE(without.text.find("4: LimitError"), std::string::npos) << without.text.substr(0, 300);
+  ASSERT_NE(without.text.find("5: LimitError"), std::string::npos) << without.text.substr(0, 300);
   for (bool line_path : {true, false}) {
     const Converted with = convert_lines(rows, model, true, line_path);
     EXPECT_TRUE(with.text == without.text) << "line path " << line_path << ": " << with.text.substr(0, 300);
