@@ -8,6 +8,7 @@
 #include "convert/format_util.hpp"
 #include "convert/json_skip.hpp"
 #include "convert/labeler.hpp"
+#include "toolchat/jinja.hpp"
 #include "toolchat/json.hpp"
 #include "value/escape_scan.hpp"
 #include "value/json.hpp"
@@ -279,6 +280,8 @@ void LinePath::forget() {
 
 bool LinePath::convert(const ConvertConfig& cfg, std::string_view line, RowResult& r) {
   if (off_ || shapes_.empty()) return false;
+  // A line json::parse refuses for its size is the value path's bad row, whatever its skeleton.
+  if (line.size() > json::ReadLimits{}.max_bytes) return false;
   if (++tried_ == kTrialLines && written_ * 4 < tried_) {  // it rarely applies here: lines are not scanned
     off_ = true;
     forget();
@@ -298,6 +301,7 @@ bool LinePath::read_texts(const Shape& s, std::string_view line) {
   plain_.resize(n);
   ascii_.resize(n);
   cps_.resize(n);
+  size_t bytes = 0;  // too_long_to_reuse's sum: longer texts are rendered for real
   for (size_t i = 0; i < found_.size(); ++i) {
     if (s.string_text[i] < 0) continue;
     const size_t k = static_cast<size_t>(s.string_text[i]);
@@ -316,8 +320,9 @@ bool LinePath::read_texts(const Shape& s, std::string_view line) {
     plain_[k] = !t.escaped;
     ascii_[k] = !t.escaped && !t.non_ascii;
     cps_[k] = ascii_[k] ? raw.size() : uni::count_code_points(texts_[k]);
+    bytes += texts_[k].size();
   }
-  return true;
+  return bytes <= kMaxReusedTextBytes;
 }
 
 bool LinePath::checks_hold(const Shape& s) {
@@ -377,6 +382,8 @@ bool LinePath::write(const Shape& s, std::string_view line, const ConvertConfig&
     cp += uni::count_code_points(e);
   }
   text_bytes_ = at;
+  // A render this long is the engine's LimitError (the value path renders it for real).
+  if (text_bytes_ > jinja::EngineLimits{}.max_output_bytes) return false;
   if (!checks_hold(s)) return false;
   if (!cfg.output.empty()) write_row(s, r.out);
   r.stats = s.stats;

@@ -65,7 +65,8 @@ class LinePath {
 
  private:
   struct Shape;
-  // The line's texts, by number, from found_: false for one the value path must read.
+  // The line's texts, by number, from found_: false for one the value path must read, or for texts
+  // too long to reuse renders for (render_cache.hpp).
   bool read_texts(const Shape& s, std::string_view line);
   bool checks_hold(const Shape& s);  // the screens, the memo's conditions, find_dropped's looks
   bool write(const Shape& s, std::string_view line, const ConvertConfig& cfg, RowResult& r);

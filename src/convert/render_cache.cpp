@@ -553,6 +553,28 @@ std::vector<chat::CaseResult> RenderCache::renders(const Value& messages, const 
 void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
                           const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges,
                           std::string* first_json, RenderHit* hit) {
+  const size_t hits = stats_.hits, prefix_hits = stats_.prefix_hits, cut_hits = stats_.cut_hits;
+  reused_or_real(out, messages, variables, keys, render, ranges, first_json, hit);
+  // A render put together from a shape or a prefix is not held to the engine's output limit, which
+  // the real render of the conversation exceeds (the labeler compiles with the default limits):
+  // such a conversation is rendered for real, for the engine's error, and is no reuse (the labeler
+  // would take that error for the shape's).
+  const size_t put_together = hit && hit->first_only ? std::min<size_t>(out.size(), 1) : out.size();
+  for (size_t i = 0; i < put_together; ++i)
+    if (out[i].ok && out[i].text.size() > jinja::EngineLimits{}.max_output_bytes) {
+      stats_.hits = hits;
+      stats_.prefix_hits = prefix_hits;
+      stats_.cut_hits = cut_hits;
+      impl_->on = false;  // the real path below, not another reuse
+      reused_or_real(out, messages, variables, keys, render, ranges, first_json, hit);
+      impl_->on = true;
+      return;
+    }
+}
+
+void RenderCache::reused_or_real(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
+                                 const std::vector<RenderKey>& keys, const RenderFn& render,
+                                 std::vector<TextRanges>* ranges, std::string* first_json, RenderHit* hit) {
   if (hit) {
     const bool first_only_if_memo = hit->first_only_if_memo;
     *hit = RenderHit{};
@@ -579,6 +601,7 @@ void RenderCache::renders(std::vector<chat::CaseResult>& out, const Value& messa
     texts.clear();  // views into `marked`
     return real();
   }
+  if (too_long_to_reuse(texts)) return real();
   if (im.screened(texts, nullptr)) {
     ++stats_.screened;
     if (ranges) return real();  // the texts' places are found in the real renders

@@ -156,6 +156,10 @@ class RenderCache {
   bool screens(const std::vector<std::string_view>& texts, const std::vector<char>* ascii = nullptr) const;
 
  private:
+  // renders() but for the engine's output limit (render_cache.cpp).
+  void reused_or_real(std::vector<chat::CaseResult>& out, const Value& messages, const Value& variables,
+                      const std::vector<RenderKey>& keys, const RenderFn& render, std::vector<TextRanges>* ranges,
+                      std::string* first_json, RenderHit* hit);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   RenderCacheStats stats_;
@@ -185,5 +189,17 @@ class ValueKey;
 // into them, numbered as MarkedMessages::texts). False for a value JSON cannot hold. The cache's
 // key of a conversation; exposed for tests.
 bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::string_view>& texts);
+
+// Whether a conversation's texts are too long for its renders to be put together from a shape's:
+// a render made with markers stays under the engine's value limit where one with the texts may
+// not (a template building `content + content` and showing it once). Texts of more than 1/64 of
+// max_value_bytes in all (1 MiB) are rendered for real, which covers a template building a string
+// of up to 64 copies of them.
+inline constexpr size_t kMaxReusedTextBytes = jinja::EngineLimits{}.max_value_bytes / 64;
+inline bool too_long_to_reuse(const std::vector<std::string_view>& texts) {
+  size_t bytes = 0;
+  for (std::string_view t : texts) bytes += t.size();
+  return bytes > kMaxReusedTextBytes;
+}
 
 }  // namespace toolchat::convert

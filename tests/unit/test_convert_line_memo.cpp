@@ -12,6 +12,8 @@
 #include "convert/label_memo.hpp"
 #include "convert/line_memo.hpp"
 #include "convert/pipeline.hpp"
+#include "toolchat/jinja.hpp"
+#include "toolchat/json.hpp"
 
 namespace fs = std::filesystem;
 using namespace toolchat;
@@ -25,10 +27,11 @@ struct Converted {
 };
 
 // The rows converted one by one on one labeler, as run_convert's workers convert them.
-Converted convert_lines(const std::string& rows, const std::string& model, bool reuse) {
+Converted convert_lines(const std::string& rows, const std::string& model, bool reuse, bool line_path = true) {
   ConvertConfig cfg;
   cfg.model = model;
   cfg.output = "-";
+  cfg.list_mismatches = !line_path;  // (the line path does not list them)
   LabelOptions opts;
   opts.reuse_renders = reuse;
   opts.reason_details = false;  // as run_convert sets it without --check
@@ -287,4 +290,75 @@ TEST(ConvertLineMemo, NonAsciiTextsAreScreenedAsTheRenderCacheScreensThem) {
                         "a\ue000b", "\u00a0", "Okay"})
     rows += row("Hi", a);
   EXPECT_GE(expect_same(rows, model), 1u);
+}
+
+// A line of a known skeleton larger than json::parse reads (ReadLimits::max_bytes) is the value
+// path's bad row ("JSON input too large"), not a row written from the line.
+TEST(ConvertLineMemo, ALineTooLargeForJsonParseTakesTheValuePath) {
+  ConvertConfig cfg;
+  cfg.model = kQwen25;
+  cfg.output = "-";
+  LabelOptions opts;
+  opts.reason_details = false;
+  Labeler labeler(kQwen25, opts);
+  for (int round = 0; round < 3; ++round) {
+    RowResult r;
+    std::string line = row("Hi", "Sure.");
+    line.pop_back();
+    convert_line(labeler, cfg, nullptr, line, r);
+    ASSERT_FALSE(r.error) << r.reason;
+  }
+  LinePath* path = LabelerAccess::line_path(labeler, cfg, nullptr);
+  ASSERT_TRUE(path);
+  ASSERT_GE(path->known(), 1u);
+  std::string line = R"({"messages": [{"role": "user", "content": ")";
+  line.append(json::ReadLimits{}.max_bytes, 'a');
+  line += R"("}, {"role": "assistant", "content": "Sure."}]})";
+  RowResult r;
+  convert_line(labeler, cfg, nullptr, line, r);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.reason.find("too large"), std::string::npos) << r.reason;
+  EXPECT_TRUE(r.out.empty());
+}
+
+namespace {
+
+// Rows around a long user text, converted with render reuse (the line path on and off) and
+// without: the same, the long ones the engine's LimitError. The second is the first line of its
+// skeleton (no spaces) on a known shape: its error is no failure of the shape's to learn.
+void expect_engine_limit(const std::string& model, size_t text_bytes) {
+  auto compact = [](const std::string& user) {
+    return R"({"messages":[{"role":"user","content":")" + user + R"("},{"role":"assistant","content":"Sure."}]})" "\n";
+  };
+  const std::string long_text(text_bytes, 'a');
+  std::string rows;
+  for (int round = 0; round < 3; ++round) rows += row("Hi", "Sure.");
+  rows += row(long_text, "Sure.") + compact(long_text) + compact("Hi") + compact("Hello");
+  const Converted without = convert_lines(rows, model, false);
+  ASSERT_NE(without.text.find("4: LimitError"), std::string::npos) << without.text.substr(0, 300);
+  ASSERT_NE(without.text.find("5: LimitError"), std::string::npos) << without.text.substr(0, 300);
+  for (bool line_path : {true, false}) {
+    const Converted with = convert_lines(rows, model, true, line_path);
+    EXPECT_TRUE(with.text == without.text) << "line path " << line_path << ": " << with.text.substr(0, 300);
+  }
+}
+
+}  // namespace
+
+// A render longer than the engine's output limit (a text under 1 MiB shown 70 times) is its
+// LimitError with render reuse too: on the line path and from the render cache's shapes.
+TEST(ConvertLineMemo, ARenderOverTheOutputLimitIsTheEnginesError) {
+  const std::string model = model_file("toolchat_line_memo_output_limit.jinja",
+                                       "{%- for m in messages %}<|{{ m.role }}|>{%- for i in range(70) %}{{ m.content }}"
+                                       "{%- endfor %}<|end|>{%- endfor %}");
+  expect_engine_limit(model, 1000000);
+}
+
+// A string built past the engine's value limit (content + content) but not shown whole: the real
+// render's LimitError, which a render with markers does not meet.
+TEST(ConvertLineMemo, LongTextsAreRenderedForRealForTheValueLimit) {
+  const std::string model = model_file("toolchat_line_memo_value_limit.jinja",
+                                       "{%- for m in messages %}{%- set doubled = m.content + m.content %}"
+                                       "<|{{ m.role }}|>{{ m.content }}<|end|>{%- endfor %}");
+  expect_engine_limit(model, (jinja::EngineLimits{}.max_value_bytes / 2) + 1);
 }
