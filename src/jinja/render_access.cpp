@@ -170,6 +170,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
     case Type::Undefined: raise_undefined(obj);
     case Type::Dict: {
       if (py_hashable(key)) {
+        if (text_watch::watching() && text_watch::holds_marker(key)) text_watch::note_inspected();  // by hash
         if (const Value* v = obj.dict_obj().find(key)) return *v;
       }
       break;
@@ -188,6 +189,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
     }
     case Type::Str:
       if (key.is_int() || key.is_bool()) {
+        if (text_watch::watching() && text_watch::holds_marker(obj.str())) text_watch::note_inspected();
         int64_t i = key.int_like();
         int64_t n = py_len(obj);
         if (i < 0) i += n;
@@ -266,6 +268,7 @@ Value Interp::slice(const Value& obj, const SliceExpr* s) {
   if (c && *c == 0) throw Error(ErrorKind::ValueError, "slice step cannot be zero");
   if (obj.is_str()) {  // Markup.__getitem__ keeps Markup
     charge_bytes(obj.str().size());  // code points are counted from the start
+    if (text_watch::watching() && text_watch::holds_marker(obj.str())) text_watch::note_inspected();
     std::string part = pystr::slice(obj.str(), a, b, c);
     return obj.is_markup() ? Value::markup(std::move(part)) : Value::string(std::move(part));
   }

@@ -4,16 +4,23 @@
 #include "value/bigint.hpp"
 #include "value/pyformat.hpp"
 #include "value/pystr.hpp"
+#include "value/text_watch.hpp"
 
 namespace toolchat::jinja {
 
 namespace {
 
+// str == str outside py_equal, watched as py_equal is (text_watch.hpp).
+inline bool same_str(const Value& a, const Value& b) {
+  if (text_watch::watching()) text_watch::note_equal(a, b);
+  return same_text(a.str(), b.str());
+}
+
 inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_text(a.str(), b.str()) : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_text(a.str(), b.str()) : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_str(a, b) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_str(a, b) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -259,6 +266,9 @@ Value Interp::eval_cold(const Expr* e) {
         case BinOp::Mod:
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
+            // a format reads its arguments' lengths (widths, precisions) and its own text
+            if (text_watch::watching() && (text_watch::holds_marker(l) || text_watch::holds_marker(r)))
+              text_watch::note_inspected();
             Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
             charge_built(v);
             return v;
@@ -360,6 +370,7 @@ bool Interp::eval_compare(const CompareExpr* c) {
       // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
       std::string_view a = l->str(), b = r.str();
       if (uint64_t n = std::min(a.size(), b.size()) / kBytesPerStep) charge(n);
+      if (text_watch::watching()) text_watch::note_equal(*l, r);
       return same_text(a, b) == (op == CmpOp::Eq);
     }
     if (uint64_t n = compare_steps(op, *l, r)) charge(n);
@@ -430,6 +441,7 @@ Value Interp::eval_call(const CallExpr* c) {
       CallArgs args;
       eval_args(c->a, args);
       if (self.is_str()) charge_bytes(self.str().size());  // str methods scan the string
+      if (text_watch::watching()) note_method(g->attr, self, args);
       Value v = fn(*this, self, args);
       charge_built(v);
       return v;
@@ -458,6 +470,7 @@ Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
   if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
+  if (text_watch::watching()) note_filter(f->name, *v, args);
   Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;
@@ -491,6 +504,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
   FilterFn fn = find_filter(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(std::string(name)) + ".");
   if (v.is_str()) charge_bytes(v.str().size());
+  if (text_watch::watching()) note_filter(name, v, args);
   Value out = fn(*this, v, args);
   charge_built(out);
   return out;

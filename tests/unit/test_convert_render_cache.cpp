@@ -267,6 +267,83 @@ TEST(ConvertRenderCache, ConversationsThatDoNotRenderAreKeptAsOneFailure) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
+// Templates that look into a text in ways no screened string names (its length, a character, a
+// slice, an ordering, a comparison with another text or a computed string, a filter or method
+// reading its content): two conversations of one shape whose texts take different branches,
+// each taught first, must render as they do for real. Without the watch of the proof renders
+// (value/text_watch.hpp) the second reuses the first one's branch.
+TEST(ConvertRenderCache, TemplatesInspectingTextsRefuseTheShape) {
+  struct Case {
+    const char* name;
+    const char* body;  // inside the loop over messages, m the message
+    const char *a, *b;  // the user's text in each conversation
+    const char* answer = nullptr;  // the assistant's (the user's text when null)
+  };
+  const Case cases[] = {
+      {"length", "{% if m.content|length > 12 %}long{% else %}short{% endif %}", "a rather long question here", "hi"},
+      {"count", "{% if m.content|count > 12 %}long{% else %}short{% endif %}", "a rather long question here", "hi"},
+      {"slice", "{% set p = 'ab' %}{% if m.content[:2] == p %}P{% else %}Q{% endif %}", "xyz", "abc"},
+      {"index", "{% if m.content[0] == m.content[-1] %}same ends{% endif %}", "xyz", "aba"},
+      {"order", "{% if m.content > 'm' %}late{% else %}early{% endif %}", "zebra", "apple"},
+      {"order test", "{% if m.content is gt('m') %}late{% else %}early{% endif %}", "zebra", "apple"},
+      {"texts compared", "{% if m.content == messages[1].content %}echo{% endif %}", "other", "fine", "fine"},
+      {"text in text", "{% if messages[1].content in m.content %}holds{% endif %}", "so fine", "other", "fine"},
+      {"wordcount", "{% if m.content|wordcount > 2 %}many{% else %}few{% endif %}", "one two three four", "one"},
+      {"int", "{% if m.content|int > 0 %}number{% else %}words{% endif %}", "5", "words"},
+      {"float", "{% if m.content|float > 0 %}number{% else %}words{% endif %}", "2.5", "words"},
+      {"find", "{% set p = 'x' %}{% if m.content.find(p) > 2 %}late x{% else %}no early x{% endif %}", "plain", "aaaaax"},
+      {"index method", "{% set p = 'x' %}{% if m.content.count(p) %}{{ m.content.index(p) }}{% endif %}", "plain", "aaaaax"},
+      {"isdigit", "{% if m.content.isdigit() %}digits{% endif %}", "123", "abc"},
+      {"isupper", "{% if m.content.isupper() %}LOUD{% endif %}", "ABC", "abc"},
+      {"upper test", "{% if m.content is upper %}LOUD{% endif %}", "ABC", "abc"},
+      {"truncate", "{% if m.content|truncate(9) != m.content %}cut{% endif %}", "a rather long question here", "hi"},
+      {"first", "{% if m.content|first == m.content|last %}same ends{% endif %}", "xyz", "aba"},
+      {"list", "{% if (m.content|list)|length > 12 %}long{% endif %}", "a rather long question here", "hi"},
+      {"loop", "{% for c in m.content %}{% if loop.last and loop.length > 12 %}long{% endif %}{% endfor %}",
+       "a rather long question here", "hi"},
+      {"split at spaces", "{% if m.content.split()|length > 1 %}words{% endif %}", "two words", "one"},
+      {"center", "{% if m.content|center(20)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
+      {"format", "{% if '{:>20}'.format(m.content)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
+      {"percent", "{% if ('%-20s' % m.content)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
+      {"dict key", "{% set d = {'hi': 'greeting'} %}{{ d[m.content] }}", "hello", "hi"},
+      {"dict get", "{% set d = {'hi': 'greeting'} %}{{ d.get(m.content, '') }}", "hello", "hi"},
+      {"sort", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|sort|join(',') }}{% endif %}", "zz", "aa", "fine"},
+      {"unique", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|unique|list|length }}{% endif %}", "fine",
+       "other", "fine"},
+      {"max", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|max }}{% endif %}", "zz", "aa", "fine"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string source = std::string("{% for m in messages %}{{ m.role }}:{{ m.content }}:") + c.body +
+                               ";{% endfor %}{% if add_generation_prompt %}<gen>{% endif %}";
+    auto conv = [&](const char* user) {
+      std::string user_json, answer_json;
+      json::dump_string(user_json, user, false);
+      json::dump_string(answer_json, c.answer ? c.answer : user, false);
+      return R"([{"role": "user", "content": )" + user_json + R"(}, {"role": "assistant", "content": )" + answer_json + "}]";
+    };
+    for (bool a_first : {true, false}) {  // the marker takes one of the branches: both orders
+      Rig rig(source);
+      rig.check(conv(a_first ? c.a : c.b));
+      rig.check(conv(a_first ? c.b : c.a));
+      EXPECT_EQ(rig.cache.stats().hits, 0u);
+    }
+  }
+}
+
+// What the cache accounts for is not an inspection: printing, joining, tojson, a test for a
+// screened string, a strip, a split at a screened string, a role compared: shapes reuse.
+TEST(ConvertRenderCache, PassedThroughTextsStillReuse) {
+  Rig rig(R"({% for m in messages %}{% if m.role == 'user' and m.content is string %}{{ m.content | trim }}{% else %})"
+          R"({{ [m.content, 'x'] | join('|') }}{{ m.content | tojson }}{{ {'t': m.content} }}{% endif %})"
+          R"({% if m.content.startswith('/') %}cmd{% endif %}{% if '<br>' in m.content %}{{ m.content.split('<br>')|length }}{% endif %})"
+          R"({{ m.content.rstrip('.') ~ '!' }}{{ m.content|default('') }}{{ messages|map(attribute='content')|list|length }};)"
+          R"({% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
+  rig.check(R"([{"role": "user", "content": "question"}, {"role": "assistant", "content": "answer"}])");
+  rig.check(R"([{"role": "user", "content": "why so"}, {"role": "assistant", "content": "because"}])");
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
 TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheTree) {
   TestedLiterals l = tested_literals(jinja::Template::compile(
       R"(text 'not in a tag' in {# 'a comment' in c #}{% if '</think>' in c and c.startswith("<tool_response>") %})"
