@@ -31,6 +31,16 @@ inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
   return false;
 }
 
+// `n > 0`, `n != 0`, `n == 0`, `n >= 1`, `n < 1`, `n <= 0`: whether n is 0, nothing more.
+bool asks_if_empty(CmpOp op, const Value& r) {
+  if (!r.is_int() || r.is_bool()) return false;
+  const int64_t n = r.int_like();
+  if (n == 0) return op == CmpOp::Gt || op == CmpOp::Ne || op == CmpOp::Eq || op == CmpOp::LtEq;
+  return n == 1 && (op == CmpOp::GtEq || op == CmpOp::Lt);
+}
+
+bool is_length(std::string_view filter) { return filter == "length" || filter == "count"; }
+
 // Steps a comparison may take: `in` scans its container (string bytes, list items), the
 // others compare the shorter of two strings or lists element by element.
 uint64_t compare_steps(CmpOp op, const Value& a, const Value& b) {
@@ -266,8 +276,9 @@ Value Interp::eval_cold(const Expr* e) {
         case BinOp::Mod:
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
-            // a format reads its arguments' lengths (widths, precisions) and its own text
-            if (text_watch::watching() && (text_watch::holds_marker(l) || text_watch::holds_marker(r)))
+            // a format with widths or precisions reads its arguments' lengths
+            if (text_watch::watching() && (text_watch::holds_marker(l) || text_watch::holds_marker(r)) &&
+                !text_watch::plain_percent_format(l.str()))
               text_watch::note_inspected();
             Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
             charge_built(v);
@@ -365,6 +376,8 @@ bool Interp::eval_compare(const CompareExpr* c) {
         l = dict_key(g, *borrow_name(static_cast<const NameExpr*>(g->obj)));
     }
     Value lt;
+    if (text_watch::watching() && x->kind == EK::Filter && asks_if_empty(op, r))
+      text_watch::state.length_as_truth = x;
     if (!l) l = borrow_or_eval(x, lt);
     if ((op == CmpOp::Eq || op == CmpOp::Ne) && l->is_str() && r.is_str()) {
       // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
@@ -470,7 +483,8 @@ Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
   if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
-  if (text_watch::watching()) note_filter(f->name, *v, args);
+  if (text_watch::watching() && !(f == text_watch::state.length_as_truth && is_length(f->name)))
+    note_filter(f->name, *v, args);
   Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;

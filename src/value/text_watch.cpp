@@ -45,9 +45,13 @@ bool screened_stripped(const Value& chars) {
   return true;
 }
 
+// A text's test against `s`: an empty string never equals a marked str, nor any str with its
+// texts put back (empty texts are not marked); otherwise s must be screened for.
+bool compared_as_screened(const Value& s) { return s.str().empty() || screened_compared(s); }
+
 void note_equal(const Value& a, const Value& b) {
   if (a.is_str() && b.is_str()) {
-    if ((holds_marker(a.str()) && !screened_compared(b)) || (holds_marker(b.str()) && !screened_compared(a)))
+    if ((holds_marker(a.str()) && !compared_as_screened(b)) || (holds_marker(b.str()) && !compared_as_screened(a)))
       note_inspected();
     return;
   }
@@ -55,6 +59,49 @@ void note_equal(const Value& a, const Value& b) {
   // anywhere in them is inspected. Values of other types never equal a str.
   if (a.type() == b.type() && (a.is_list() || a.is_dict()) && (holds_marker(a) || holds_marker(b)))
     note_inspected();
+}
+
+bool marker_free_bound(std::string_view s, int64_t at) {
+  // code points counted from the chosen end; a marker character is three bytes
+  size_t i = 0, n = 0;
+  const uint64_t want = at >= 0 ? static_cast<uint64_t>(at) : 0 - static_cast<uint64_t>(at);
+  if (at >= 0) {
+    for (; i < s.size() && n < want; ++n) {
+      i += 1;
+      while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+    }
+    return n == want && !holds_marker(s.substr(0, i));
+  }
+  for (i = s.size(); i > 0 && n < want; ++n) {
+    --i;
+    while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  }
+  return n == want && !holds_marker(s.substr(i));
+}
+
+bool plain_percent_format(std::string_view fmt) {
+  for (size_t p = fmt.find('%'); p != std::string_view::npos; p = fmt.find('%', p + 2))
+    if (p + 1 >= fmt.size() || (fmt[p + 1] != 's' && fmt[p + 1] != 'r' && fmt[p + 1] != '%')) return false;
+  return !holds_marker(fmt);
+}
+
+bool plain_brace_format(std::string_view fmt) {
+  for (size_t p = 0; p < fmt.size(); ++p) {
+    if (fmt[p] != '{') continue;
+    if (p + 1 < fmt.size() && fmt[p + 1] == '{') {
+      ++p;
+      continue;
+    }
+    const size_t end = fmt.find('}', p);
+    if (end == std::string_view::npos) return false;
+    const std::string_view field = fmt.substr(p + 1, end - p - 1);
+    const size_t bang = field.find('!');
+    if (field.find(':') != std::string_view::npos || field.find('[') != std::string_view::npos ||
+        (bang != std::string_view::npos && field.substr(bang) != "!r" && field.substr(bang) != "!s"))
+      return false;  // a width, an index, or ascii()
+    p = end;
+  }
+  return !holds_marker(fmt);
 }
 
 void note_order(const Value& a, const Value& b) {

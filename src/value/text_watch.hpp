@@ -15,6 +15,7 @@
 // in printing or concatenation. Watching is per thread (a render runs on one thread).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ struct State {
   bool on = false;
   bool inspected = false;
   Screened screened;
+  // The `|length` of the comparison being evaluated when that comparison only asks whether the
+  // length is 0 (`x|length > 0`): a marked str is never empty, nor is it with its texts put
+  // back (empty texts are not marked). An expression node of the template rendered.
+  const void* length_as_truth = nullptr;
 };
 // initial-exec, as the object pool's lists (obj_pool.cpp): in the Python module the default
 // model calls __tls_get_addr on every access.
@@ -56,6 +61,15 @@ bool screened_contained(const Value& s);
 bool screened_compared(const Value& s);
 bool screened_stripped(const Value& chars);
 
+// Whether a cut at code point `at` of s (from the end when negative: a slice's or an index's
+// bound) leaves every marker of s whole on one side that is the same for any texts: the part
+// before a non-negative bound, or after a negative one, holds no marker character.
+bool marker_free_bound(std::string_view s, int64_t at);
+// A printf-style format (`%` operator, the format filter) or a str.format string that only puts
+// its arguments in (%s, %r, {}, {0}, {name}, {!r}: no width, precision or number conversion).
+bool plain_percent_format(std::string_view fmt);
+bool plain_brace_format(std::string_view fmt);
+
 // Notes an inspection of a marker by these operations (called only while watching).
 void note_equal(const Value& a, const Value& b);
 void note_order(const Value& a, const Value& b);
@@ -68,6 +82,7 @@ class Scope {
     state.on = true;
     state.inspected = false;
     state.screened = screened;
+    state.length_as_truth = nullptr;
   }
   ~Scope() {
     state.on = false;

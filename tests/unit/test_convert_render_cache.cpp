@@ -332,12 +332,14 @@ TEST(ConvertRenderCache, TemplatesInspectingTextsRefuseTheShape) {
 }
 
 // What the cache accounts for is not an inspection: printing, joining, tojson, a test for a
-// screened string, a strip, a split at a screened string, a role compared: shapes reuse.
+// screened string, a strip, a split at a screened string, a role compared, a length compared
+// with 0, a comparison with '', a slice or format that leaves the marker whole: shapes reuse.
 TEST(ConvertRenderCache, PassedThroughTextsStillReuse) {
   Rig rig(R"({% for m in messages %}{% if m.role == 'user' and m.content is string %}{{ m.content | trim }}{% else %})"
           R"({{ [m.content, 'x'] | join('|') }}{{ m.content | tojson }}{{ {'t': m.content} }}{% endif %})"
           R"({% if m.content.startswith('/') %}cmd{% endif %}{% if '<br>' in m.content %}{{ m.content.split('<br>')|length }}{% endif %})"
-          R"({{ m.content.rstrip('.') ~ '!' }}{{ m.content|default('') }}{{ messages|map(attribute='content')|list|length }};)"
+          R"({{ m.content.rstrip('.') ~ '!' }}{{ m.content|default('') }}{{ messages|map(attribute='content')|list|length }})"
+          R"({% if m.content|trim|length > 0 and m.content != '' %}{{ ('%s.' % m.content)[:-1] }}{{ '{}'.format(m.content) }}{% endif %};)"
           R"({% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
   rig.check(R"([{"role": "user", "content": "question"}, {"role": "assistant", "content": "answer"}])");
   rig.check(R"([{"role": "user", "content": "why so"}, {"role": "assistant", "content": "because"}])");

@@ -44,6 +44,7 @@ bool screened_affixes(const CallArgs& a) {
 // A method of a str that holds a marker (or is given one): true when the cache accounts for it.
 bool str_method_accounted(std::string_view name, const Value& self, const CallArgs& a) {
   if (name == "join") return true;  // concatenation
+  if (name == "format") return tw::plain_brace_format(self.str());  // its arguments put in
   if (args_hold_marker(a)) return name == "replace" && a.pos.size() >= 2 && !tw::holds_marker(a.pos[0]) &&
                                   (!tw::holds_marker(self) || tw::screened_contained(a.pos[0]));
   if (one_of(name, {"strip", "lstrip", "rstrip"})) {
@@ -83,6 +84,7 @@ void note_filter(std::string_view name, const Value& v, const CallArgs& a) {
   if (name == "replace" && a.pos.size() >= 2 && !tw::holds_marker(a.pos[0]) &&
       (!marked || tw::screened_contained(a.pos[0])))
     return;
+  if (name == "format" && str && tw::plain_percent_format(v.str())) return;  // its arguments put in
   if (str) {
     tw::note_inspected();
     return;
