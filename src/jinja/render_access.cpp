@@ -170,7 +170,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
     case Type::Undefined: raise_undefined(obj);
     case Type::Dict: {
       if (py_hashable(key)) {
-        if (text_watch::watching() && text_watch::holds_marker(key)) text_watch::note_inspected();  // by hash
+        if (watching_ && text_watch::holds_marker(key)) text_watch::note_inspected();  // by hash
         if (const Value* v = obj.dict_obj().find(key)) return *v;
       }
       break;
@@ -191,7 +191,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
       if (key.is_int() || key.is_bool()) {
         int64_t i = key.int_like();
         // a character of the template's own text, at the same place for any texts, or not
-        if (text_watch::watching() && text_watch::holds_marker(obj.str()) &&
+        if (watching_ && text_watch::holds_marker(obj.str()) &&
             !text_watch::marker_free_bound(obj.str(), i >= 0 ? i + 1 : i))
           text_watch::note_inspected();
         int64_t n = py_len(obj);
@@ -280,7 +280,7 @@ Value Interp::slice(const Value& obj, const SliceExpr* s) {
   if (c && *c == 0) throw Error(ErrorKind::ValueError, "slice step cannot be zero");
   if (obj.is_str()) {  // Markup.__getitem__ keeps Markup
     charge_bytes(obj.str().size());  // code points are counted from the start
-    if (text_watch::watching()) watch_slice(obj.str(), a, b, c);
+    if (watching_) watch_slice(obj.str(), a, b, c);
     std::string part = pystr::slice(obj.str(), a, b, c);
     return obj.is_markup() ? Value::markup(std::move(part)) : Value::string(std::move(part));
   }

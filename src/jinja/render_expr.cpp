@@ -11,16 +11,16 @@ namespace toolchat::jinja {
 namespace {
 
 // str == str outside py_equal, watched as py_equal is (text_watch.hpp).
-inline bool same_str(const Value& a, const Value& b) {
-  if (text_watch::watching()) text_watch::note_equal(a, b);
+inline bool same_str(const Value& a, const Value& b, bool watch) {
+  if (watch) text_watch::note_equal(a, b);
   return same_text(a.str(), b.str());
 }
 
-inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
+inline bool compare_op(CmpOp op, const Value& a, const Value& b, bool watch) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_str(a, b) : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_str(a, b) : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_str(a, b, watch) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_str(a, b, watch) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -86,7 +86,7 @@ uint64_t pow_steps(const Value& a, const Value& b) {
 
 }  // namespace
 
-bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b); }
+bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b, text_watch::watching()); }
 
 namespace {
 bool no_args(const ArgList& a) { return a.args.empty() && a.kwargs.empty() && !a.dyn_args && !a.dyn_kwargs; }
@@ -277,7 +277,7 @@ Value Interp::eval_cold(const Expr* e) {
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
             // a format with widths or precisions reads its arguments' lengths
-            if (text_watch::watching() && (text_watch::holds_marker(l) || text_watch::holds_marker(r)) &&
+            if (watching_ && (text_watch::holds_marker(l) || text_watch::holds_marker(r)) &&
                 !text_watch::plain_percent_format(l.str()))
               text_watch::note_inspected();
             Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
@@ -374,20 +374,22 @@ bool Interp::eval_compare(const CompareExpr* c) {
       auto* g = static_cast<const GetitemExpr*>(x);
       if (g->dict_missing.obj() && g->obj->kind == EK::Name)
         l = dict_key(g, *borrow_name(static_cast<const NameExpr*>(g->obj)));
+    } else if (x->kind == EK::Filter && watching_ && asks_if_empty(op, r)) {
+      text_watch::state.length_as_truth = x;
     }
     Value lt;
-    if (text_watch::watching() && x->kind == EK::Filter && asks_if_empty(op, r))
-      text_watch::state.length_as_truth = x;
     if (!l) l = borrow_or_eval(x, lt);
     if ((op == CmpOp::Eq || op == CmpOp::Ne) && l->is_str() && r.is_str()) {
       // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
+      // Not watched (value/text_watch.hpp): the constant is among the strings texts are screened
+      // for (TemplateUses::compared takes every str constant compared with == or !=; '' is
+      // accounted for as it is).
       std::string_view a = l->str(), b = r.str();
       if (uint64_t n = std::min(a.size(), b.size()) / kBytesPerStep) charge(n);
-      if (text_watch::watching()) text_watch::note_equal(*l, r);
       return same_text(a, b) == (op == CmpOp::Eq);
     }
     if (uint64_t n = compare_steps(op, *l, r)) charge(n);
-    return compare_op(op, *l, r);
+    return compare_op(op, *l, r, watching_);
   }
   // Operands are borrowed when they can be; a borrowed left operand is copied before an
   // operand that needs evaluation (a macro call there may reassign what it points to).
@@ -405,7 +407,7 @@ bool Interp::eval_compare(const CompareExpr* c) {
       r = &rt;
     }
     if (uint64_t n = compare_steps(op, *l, *r)) charge(n);
-    if (!compare_op(op, *l, *r)) return false;
+    if (!compare_op(op, *l, *r, watching_)) return false;
     if (r == &rt) {
       lt = std::move(rt);
       l = &lt;
@@ -454,7 +456,7 @@ Value Interp::eval_call(const CallExpr* c) {
       CallArgs args;
       eval_args(c->a, args);
       if (self.is_str()) charge_bytes(self.str().size());  // str methods scan the string
-      if (text_watch::watching()) note_method(g->attr, self, args);
+      if (watching_) note_method(g->attr, self, args);
       Value v = fn(*this, self, args);
       charge_built(v);
       return v;
@@ -483,7 +485,7 @@ Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
   if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
-  if (text_watch::watching() && !(f == text_watch::state.length_as_truth && is_length(f->name)))
+  if (watching_ && !(f == text_watch::state.length_as_truth && is_length(f->name)))
     note_filter(f->name, *v, args);
   Value out = f->fn(*this, *v, args);
   charge_built(out);
@@ -518,7 +520,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
   FilterFn fn = find_filter(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(std::string(name)) + ".");
   if (v.is_str()) charge_bytes(v.str().size());
-  if (text_watch::watching()) note_filter(name, v, args);
+  if (watching_) note_filter(name, v, args);
   Value out = fn(*this, v, args);
   charge_built(out);
   return out;
