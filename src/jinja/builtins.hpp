@@ -69,7 +69,7 @@ class Renderer;
 
 // While the render cache watches a proof render (value/text_watch.hpp): notes a filter, test or
 // method that looks into a marked text (builtins/text_watch_calls.cpp).
-void note_filter(std::string_view name, const Value& v, const CallArgs& args);
+void note_filter(FilterFn fn, const Value& v, const CallArgs& args);
 void note_test(TestFn fn, const Value& v, const CallArgs& args);
 void note_method(std::string_view name, const Value& self, const CallArgs& args);
 

@@ -485,8 +485,7 @@ Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
   if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
-  if (watching_ && !(f == text_watch::state.length_as_truth && is_length(f->name)))
-    note_filter(f->name, *v, args);
+  if (watching_ && !(f == text_watch::state.length_as_truth && is_length(f->name))) note_filter(f->fn, *v, args);
   Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;
@@ -520,7 +519,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
   FilterFn fn = find_filter(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(std::string(name)) + ".");
   if (v.is_str()) charge_bytes(v.str().size());
-  if (watching_) note_filter(name, v, args);
+  if (watching_) note_filter(fn, v, args);
   Value out = fn(*this, v, args);
   charge_built(out);
   return out;

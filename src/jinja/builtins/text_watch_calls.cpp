@@ -3,6 +3,9 @@
 // through, or testing it only as the cache screens texts for, counts as an inspection.
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
 #include <string_view>
 
 #include "jinja/builtins.hpp"
@@ -72,35 +75,60 @@ void note_method(std::string_view name, const Value& self, const CallArgs& a) {
   // lists and the rest compare items through py_equal, which notes its own
 }
 
-void note_filter(std::string_view name, const Value& v, const CallArgs& a) {
-  const bool str = v.is_str(), marked = tw::holds_marker(v), marked_args = args_hold_marker(a);
+namespace {
+
+// What note_filter knows of a filter, looked up by its function (aliases share one).
+enum class FilterWatch : uint8_t { inspects, passes, passes_items, trim, replace, format };
+
+struct FilterKinds {
+  std::vector<std::pair<FilterFn, FilterWatch>> kinds;  // sorted by function address
+  FilterKinds() {
+    auto add = [&](std::initializer_list<std::string_view> names, FilterWatch w) {
+      for (std::string_view n : names) kinds.emplace_back(find_filter(n), w);
+    };
+    add({"tojson", "string", "safe", "default"}, FilterWatch::passes);  // printed or passed on
+    // A list or dict of texts: these take its items as they are, or order and compare them
+    // through py_order / py_equal (which note their own), or run filters and tests on them by
+    // name (noted there).
+    add({"length", "list", "first", "last", "reverse", "join", "batch", "slice", "map", "select", "reject",
+         "selectattr", "rejectattr", "items", "dictsort", "sort", "groupby", "min", "max", "sum", "attr"},
+        FilterWatch::passes_items);
+    add({"trim"}, FilterWatch::trim);
+    add({"replace"}, FilterWatch::replace);
+    add({"format"}, FilterWatch::format);
+    std::sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) { return std::less<>()(x.first, y.first); });
+  }
+  FilterWatch of(FilterFn fn) const {
+    auto it = std::lower_bound(kinds.begin(), kinds.end(), fn,
+                               [](const auto& x, FilterFn f) { return std::less<>()(x.first, f); });
+    return it != kinds.end() && it->first == fn ? it->second : FilterWatch::inspects;
+  }
+};
+
+}  // namespace
+
+void note_filter(FilterFn fn, const Value& v, const CallArgs& a) {
+  static const FilterKinds kKinds;
+  const FilterWatch kind = kKinds.of(fn);
+  const bool str = v.is_str();
+  if (kind == FilterWatch::passes || (!str && kind == FilterWatch::passes_items)) return;
+  const bool marked = tw::holds_marker(v), marked_args = args_hold_marker(a);
   if (!marked && !marked_args) return;
-  if (one_of(name, {"tojson", "string", "safe", "default", "d"})) return;  // printed or passed on
   // trim and replace read any other value as its str (a list of content parts: its repr)
-  if (name == "trim" && !marked_args) {
+  if (kind == FilterWatch::trim && !marked_args) {
     const Value* chars = first_arg(a, "chars");
     if (!chars || tw::screened_stripped(*chars)) return;
   }
-  if (name == "replace" && a.pos.size() >= 2 && !tw::holds_marker(a.pos[0]) &&
+  if (kind == FilterWatch::replace && a.pos.size() >= 2 && !tw::holds_marker(a.pos[0]) &&
       (!marked || tw::screened_contained(a.pos[0])))
     return;
-  if (name == "format" && str && tw::plain_percent_format(v.str())) return;  // its arguments put in
-  if (str) {
-    tw::note_inspected();
-    return;
-  }
-  // A list or dict of texts: these take its items as they are, or order and compare them
-  // through py_order / py_equal (which note their own), or run filters and tests on them by
-  // name (noted there).
-  if (one_of(name, {"list", "length", "count", "first", "last", "reverse", "join", "batch", "slice", "map",
-                    "select", "reject", "selectattr", "rejectattr", "items", "dictsort", "sort", "groupby", "min",
-                    "max", "sum", "attr"}))
-    return;
-  tw::note_inspected();  // unique (by hash: also noted per item), and filters reading a value as a str
+  if (kind == FilterWatch::format && str && tw::plain_percent_format(v.str())) return;  // its arguments put in
+  // the rest read a str's content, or a value as its str; unique looks items up by hash (also
+  // noted per item)
+  tw::note_inspected();
 }
 
 void note_test(TestFn fn, const Value& v, const CallArgs& a) {
-  if (!tw::holds_marker(v) && !args_hold_marker(a)) return;
   // Tests of a value's type, and comparisons (py_equal, py_order, py_contains note their own).
   static const std::array<TestFn, 31> kAccounted = [] {
     std::array<TestFn, 31> fns{};
@@ -112,7 +140,8 @@ void note_test(TestFn fn, const Value& v, const CallArgs& a) {
       fns[i++] = find_test(n);
     return fns;
   }();
-  if (std::find(kAccounted.begin(), kAccounted.end(), fn) == kAccounted.end()) tw::note_inspected();
+  if (std::find(kAccounted.begin(), kAccounted.end(), fn) != kAccounted.end()) return;
+  if (tw::holds_marker(v) || args_hold_marker(a)) tw::note_inspected();
 }
 
 }  // namespace toolchat::jinja
