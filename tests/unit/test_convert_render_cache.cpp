@@ -273,59 +273,26 @@ TEST(ConvertRenderCache, ConversationsThatDoNotRenderAreKeptAsOneFailure) {
 // each taught first, must render as they do for real. Without the watch of the proof renders
 // (value/text_watch.hpp) the second reuses the first one's branch.
 TEST(ConvertRenderCache, TemplatesInspectingTextsRefuseTheShape) {
-  struct Case {
-    const char* name;
-    const char* body;  // inside the loop over messages, m the message
-    const char *a, *b;  // the user's text in each conversation
-    const char* answer = nullptr;  // the assistant's (the user's text when null)
-  };
-  const Case cases[] = {
-      {"length", "{% if m.content|length > 12 %}long{% else %}short{% endif %}", "a rather long question here", "hi"},
-      {"count", "{% if m.content|count > 12 %}long{% else %}short{% endif %}", "a rather long question here", "hi"},
-      {"slice", "{% set p = 'ab' %}{% if m.content[:2] == p %}P{% else %}Q{% endif %}", "xyz", "abc"},
-      {"index", "{% if m.content[0] == m.content[-1] %}same ends{% endif %}", "xyz", "aba"},
-      {"order", "{% if m.content > 'm' %}late{% else %}early{% endif %}", "zebra", "apple"},
-      {"order test", "{% if m.content is gt('m') %}late{% else %}early{% endif %}", "zebra", "apple"},
-      {"texts compared", "{% if m.content == messages[1].content %}echo{% endif %}", "other", "fine", "fine"},
-      {"text in text", "{% if messages[1].content in m.content %}holds{% endif %}", "so fine", "other", "fine"},
-      {"wordcount", "{% if m.content|wordcount > 2 %}many{% else %}few{% endif %}", "one two three four", "one"},
-      {"int", "{% if m.content|int > 0 %}number{% else %}words{% endif %}", "5", "words"},
-      {"float", "{% if m.content|float > 0 %}number{% else %}words{% endif %}", "2.5", "words"},
-      {"find", "{% set p = 'x' %}{% if m.content.find(p) > 2 %}late x{% else %}no early x{% endif %}", "plain", "aaaaax"},
-      {"index method", "{% set p = 'x' %}{% if m.content.count(p) %}{{ m.content.index(p) }}{% endif %}", "plain", "aaaaax"},
-      {"isdigit", "{% if m.content.isdigit() %}digits{% endif %}", "123", "abc"},
-      {"isupper", "{% if m.content.isupper() %}LOUD{% endif %}", "ABC", "abc"},
-      {"upper test", "{% if m.content is upper %}LOUD{% endif %}", "ABC", "abc"},
-      {"truncate", "{% if m.content|truncate(9) != m.content %}cut{% endif %}", "a rather long question here", "hi"},
-      {"first", "{% if m.content|first == m.content|last %}same ends{% endif %}", "xyz", "aba"},
-      {"list", "{% if (m.content|list)|length > 12 %}long{% endif %}", "a rather long question here", "hi"},
-      {"loop", "{% for c in m.content %}{% if loop.last and loop.length > 12 %}long{% endif %}{% endfor %}",
-       "a rather long question here", "hi"},
-      {"split at spaces", "{% if m.content.split()|length > 1 %}words{% endif %}", "two words", "one"},
-      {"center", "{% if m.content|center(20)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
-      {"format", "{% if '{:>20}'.format(m.content)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
-      {"percent", "{% if ('%-20s' % m.content)|length > 20 %}wide{% endif %}", "a rather long question here", "hi"},
-      {"dict key", "{% set d = {'hi': 'greeting'} %}{{ d[m.content] }}", "hello", "hi"},
-      {"dict get", "{% set d = {'hi': 'greeting'} %}{{ d.get(m.content, '') }}", "hello", "hi"},
-      {"sort", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|sort|join(',') }}{% endif %}", "zz", "aa", "fine"},
-      {"unique", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|unique|list|length }}{% endif %}", "fine",
-       "other", "fine"},
-      {"max", "{% if m.role == 'user' %}{{ messages|map(attribute='content')|max }}{% endif %}", "zz", "aa", "fine"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    const std::string source = std::string("{% for m in messages %}{{ m.role }}:{{ m.content }}:") + c.body +
+  // Each case: a template body inside the loop over messages (m the message), the user's text
+  // of two conversations, and the assistant's text (the user's when not given).
+  const Value cases = json::parse_file("tests/convert/inspecting_templates.json");
+  ASSERT_GE(cases.items().size(), 29u);
+  for (const Value& c : cases.items()) {
+    const auto field = [&](const char* k) { return std::string(c.dict_obj().find(k)->str()); };
+    SCOPED_TRACE(field("name"));
+    const std::string source = "{% for m in messages %}{{ m.role }}:{{ m.content }}:" + field("body") +
                                ";{% endfor %}{% if add_generation_prompt %}<gen>{% endif %}";
-    auto conv = [&](const char* user) {
+    const Value* answer = c.dict_obj().find("answer");
+    auto conv = [&](const std::string& user) {
       std::string user_json, answer_json;
       json::dump_string(user_json, user, false);
-      json::dump_string(answer_json, c.answer ? c.answer : user, false);
+      json::dump_string(answer_json, answer ? std::string(answer->str()) : user, false);
       return R"([{"role": "user", "content": )" + user_json + R"(}, {"role": "assistant", "content": )" + answer_json + "}]";
     };
     for (bool a_first : {true, false}) {  // the marker takes one of the branches: both orders
       Rig rig(source);
-      rig.check(conv(a_first ? c.a : c.b));
-      rig.check(conv(a_first ? c.b : c.a));
+      rig.check(conv(field(a_first ? "a" : "b")));
+      rig.check(conv(field(a_first ? "b" : "a")));
       EXPECT_EQ(rig.cache.stats().hits, 0u);
     }
   }
