@@ -350,6 +350,7 @@ Value Interp::call(const Value& callee, CallArgs& args) {
         }
         case ObjKind::Other:
           if (auto* b = dynamic_cast<BoundMethodObj*>(o)) {
+            if (watching_) note_method(b->name, b->self, args);  // `{% set f = s.find %}{{ f(x) }}`
             Value v = b->fn(*this, b->self, args);
             charge(built_steps(v));
             return v;
