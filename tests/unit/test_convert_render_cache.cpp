@@ -298,6 +298,36 @@ TEST(ConvertRenderCache, TemplatesInspectingTextsRefuseTheShape) {
   }
 }
 
+// The same for the proof of a cut (texts holding a tested string) and of a prefix (the first
+// messages of a conversation whose later text is screened and does not cut: a marker character).
+TEST(ConvertRenderCache, InspectingCutsAndPrefixesAreRefused) {
+  const std::string cut_source =
+      R"({% for m in messages %}{% if '</think>' in m.content %}{% if m.content.split('</think>')[-1]|length > 12 %})"
+      R"(long{% endif %}{{ m.content.split('</think>')[-1] }}{% else %}{{ m.content }}{% endif %};{% endfor %})";
+  const std::string prefix_source =
+      R"({% for m in messages %}{% if m.content|length > 12 %}long{% endif %}{{ m.content }};{% endfor %})"
+      R"({% if add_generation_prompt %}<gen>{% endif %})";
+  auto conv = [](const std::string& user, const std::string& answer) {
+    std::string user_json, answer_json;
+    json::dump_string(user_json, user, false);
+    json::dump_string(answer_json, answer, false);
+    return R"([{"role": "user", "content": )" + user_json + R"(}, {"role": "assistant", "content": )" + answer_json + "}]";
+  };
+  const std::string cut_a = conv("q", "t</think>a_rather_long_answer_here"), cut_b = conv("q", "t</think>hi");
+  const std::string prefix_a = conv("a_rather_long_question_here", "marker \xEE\x80\x85"),
+                    prefix_b = conv("hi", "marker \xEE\x80\x85");
+  for (bool a_first : {true, false}) {
+    Rig cut(cut_source);
+    cut.check(a_first ? cut_a : cut_b);
+    cut.check(a_first ? cut_b : cut_a);
+    EXPECT_EQ(cut.cache.stats().cut_hits, 0u);
+    Rig prefix(prefix_source);
+    prefix.check(a_first ? prefix_a : prefix_b);
+    prefix.check(a_first ? prefix_b : prefix_a);
+    EXPECT_EQ(prefix.cache.stats().prefix_hits, 0u);
+  }
+}
+
 // What the cache accounts for is not an inspection: printing, joining, tojson, a test for a
 // screened string, a strip, a split at a screened string, a role compared, a length compared
 // with 0, a comparison with '', a slice or format that leaves the marker whole: shapes reuse.
