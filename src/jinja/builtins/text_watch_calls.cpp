@@ -5,8 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "jinja/builtins.hpp"
 #include "value/text_watch.hpp"
@@ -46,7 +46,7 @@ bool screened_affixes(const CallArgs& a) {
 
 // A method of a str that holds a marker (or is given one): true when the cache accounts for it.
 bool str_method_accounted(std::string_view name, const Value& self, const CallArgs& a) {
-  if (name == "join") return true;  // concatenation
+  if (name == "join") return a.pos.empty() || !a.pos[0].is_str();  // concatenation (of a str: its characters)
   if (name == "format") return tw::plain_brace_format(self.str());  // its arguments put in
   if (args_hold_marker(a)) return name == "replace" && a.pos.size() >= 2 && !tw::holds_marker(a.pos[0]) &&
                                   (!tw::holds_marker(self) || tw::screened_contained(a.pos[0]));
