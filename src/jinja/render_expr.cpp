@@ -41,6 +41,13 @@ bool asks_if_empty(CmpOp op, const Value& r) {
 
 bool is_length(std::string_view filter) { return filter == "length" || filter == "count"; }
 
+// `fmt % args` with a marked text: a format with widths or precisions reads its arguments'
+// lengths (text_watch.hpp).
+void watch_percent(const Value& fmt, const Value& args) {
+  if ((text_watch::holds_marker(fmt) || text_watch::holds_marker(args)) && !text_watch::plain_percent_format(fmt.str()))
+    text_watch::note_inspected();
+}
+
 // Steps a comparison may take: `in` scans its container (string bytes, list items), the
 // others compare the shorter of two strings or lists element by element.
 uint64_t compare_steps(CmpOp op, const Value& a, const Value& b) {
@@ -276,10 +283,7 @@ Value Interp::eval_cold(const Expr* e) {
         case BinOp::Mod:
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
-            // a format with widths or precisions reads its arguments' lengths
-            if (watching_ && (text_watch::holds_marker(l) || text_watch::holds_marker(r)) &&
-                !text_watch::plain_percent_format(l.str()))
-              text_watch::note_inspected();
+            if (watching_) watch_percent(l, r);
             Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
             charge_built(v);
             return v;
