@@ -187,7 +187,7 @@ Verb add_convert(CLI::App& root) {
   app->add_option("--threads", a->threads, "worker threads")->check(whole_number(1, 256));
   app->add_flag("--no-render-reuse", a->no_render_reuse,
                 "render every conversation itself, never reusing the renders of one with the same shape "
-                "(slower; for a template that branches on a text's length)");
+                "(slower; the reuse's own check)");
   app->add_flag("--no-progress", a->no_progress, "no progress line, even on a terminal (never drawn when stderr is not one)");
   app->add_option("IN", a->input, "input JSON lines, or - for stdin")->required();
   app->add_option("OUT", a->output, "output JSON lines, or - for stdout")->required();

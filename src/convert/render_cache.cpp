@@ -11,6 +11,7 @@
 #include "convert/value_key.hpp"
 #include "toolchat/json.hpp"
 #include "value/pystr.hpp"
+#include "value/text_watch.hpp"
 
 namespace toolchat::convert {
 
@@ -200,6 +201,17 @@ bool marked_messages_key(const Value& messages, ValueKey& key, std::vector<std::
   return chat::walk_marked_messages(messages, true, walk);
 }
 
+// A proof render (a shape's, a cut's or a prefix's, with markers for the texts), watched:
+// `inspected` set when the template looked into a marker in a way the screen of texts does not
+// account for (value/text_watch.hpp); such a render proves nothing for other texts.
+chat::CaseResult watched_render(const RenderFn& render, const Value& marked, const RenderKey& k,
+                                const text_watch::Screened& screened, bool& inspected) {
+  const text_watch::Scope watch(screened);
+  chat::CaseResult m = render(marked, k.count, k.generation_prompt);
+  inspected = watch.inspected();
+  return m;
+}
+
 // A conversation of a known shape: its renders are the shape's with its texts put back.
 void renders_from_shape(Shape& s, std::vector<chat::CaseResult>& out, const std::vector<std::string_view>& texts,
                         std::vector<TextRanges>* ranges, std::string* first_json, RenderHit* hit) {
@@ -236,6 +248,8 @@ void renders_from_shape(Shape& s, std::vector<chat::CaseResult>& out, const std:
 
 struct RenderCache::Impl {
   TestedLiterals literals;
+  // What the proof renders may test texts for (value/text_watch.hpp).
+  text_watch::Screened watched{&literals.contained, &literals.compared, &literals.end_chars};
   // The first and last bytes of the compared strings (an empty one matches every text).
   std::array<bool, 256> compared_first{}, compared_last{};
   std::array<bool, 256> end_char{};  // the bytes of literals.end_chars
@@ -320,10 +334,11 @@ struct RenderCache::Impl {
     Prefix p;
     try {
       const chat::MarkedMessages marked = chat::mark_message_texts(prefix, true);
-      chat::CaseResult m = render(marked.messages, k.count, k.generation_prompt);
+      bool inspected = false;
+      chat::CaseResult m = watched_render(render, marked.messages, k, watched, inspected);
       MarkedRender& r = p.render;
       r.ok = m.ok;
-      if (m.ok != out.ok || !m.spans.empty() || !out.spans.empty()) {
+      if (inspected || m.ok != out.ok || !m.spans.empty() || !out.spans.empty()) {
         p.usable = false;
       } else if (!m.ok) {
         r.error = m.error;
@@ -393,18 +408,19 @@ struct RenderCache::Impl {
   // The marked renders of a new shape into `s` (`marked`: its messages with a marker per text of
   // `texts`), usable when putting the texts back gives its real renders `out`. False for a
   // repr-shown text the repr quotes otherwise: not a test of the shape.
-  static bool make_shape(Shape& s, const std::vector<chat::CaseResult>& out, const Value& marked,
-                         const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys,
-                         const RenderFn& render) {
+  bool make_shape(Shape& s, const std::vector<chat::CaseResult>& out, const Value& marked,
+                  const std::vector<std::string_view>& texts, const std::vector<RenderKey>& keys,
+                  const RenderFn& render) const {
     s.keys = keys;
     s.usable = out.size() == keys.size() || (out.size() == 1 && !out.front().ok);
     bool unfit = false;
     try {
       for (size_t i = 0; s.usable && i < out.size(); ++i) {
-        chat::CaseResult m = render(marked, keys[i].count, keys[i].generation_prompt);
+        bool inspected = false;
+        chat::CaseResult m = watched_render(render, marked, keys[i], watched, inspected);
         MarkedRender r;
         r.ok = m.ok;
-        if (m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
+        if (inspected || m.ok != out[i].ok || !m.spans.empty() || !out[i].spans.empty()) {
           s.usable = false;
         } else if (!m.ok) {
           r.error = m.error;

@@ -34,10 +34,12 @@
 // string (tojson), or inside a Python str repr (a list or dict printed; put
 // back only for texts repr quotes in single quotes, as the marker); any other
 // form (a changed case, HTML escaping, a split) leaves it unreadable, and the
-// shape is refused. What the
-// conditions do not catch: a template branching on a text's length or on a text
-// property no literal names. No chat template in the corpus does
-// (docs/design.md).
+// shape is refused. What the put-back cannot see, a template branching on a
+// text's length or on a property no screened string names (an index, a slice,
+// an ordering, a comparison with another text or a computed string, find,
+// wordcount, int ...), the proof renders are watched for (value/text_watch.hpp):
+// a marker looked into otherwise than as the screen accounts for refuses the
+// shape (or the cut, or the prefix).
 //
 // Templates with {% generation %} (spans in code points) and clocks other than
 // the fixed instant are not cached. The cache turns itself off for a template

@@ -12,9 +12,9 @@
 // Conditions, checked per text: every part passes the cache's own screen (no tested string,
 // nothing stripped at an end, no marker character, not starting or ending as a compared string
 // does), and no string compared whole (== 'x') occurs across a part's edge (a piece of a split
-// could equal it). What the cut does not catch is what the cache does not catch either: a
-// template reading a text's length (find's and index's positions are lengths of what comes
-// before) or a property no literal names.
+// could equal it). A template reading a part's length (find's and index's positions are lengths
+// of what comes before) or a property no literal names is caught as for whole texts: the cut's
+// proof render is watched (value/text_watch.hpp) and the cut refused.
 #pragma once
 
 #include <cstddef>

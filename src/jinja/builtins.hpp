@@ -15,6 +15,7 @@
 #include "jinja/ast.hpp"
 #include "toolchat/jinja.hpp"
 #include "toolchat/value.hpp"
+#include "value/text_watch.hpp"
 
 namespace toolchat::jinja {
 
@@ -66,6 +67,12 @@ inline uint64_t built_steps(const Value& v) {
 
 class Renderer;
 
+// While the render cache watches a proof render (value/text_watch.hpp): notes a filter, test or
+// method that looks into a marked text (builtins/text_watch_calls.cpp).
+void note_filter(FilterFn fn, const Value& v, const CallArgs& args);
+void note_test(TestFn fn, const Value& v, const CallArgs& args);
+void note_method(std::string_view name, const Value& self, const CallArgs& args);
+
 // The engine services a builtin may use (implemented by the renderer).
 class Renderer {
  public:
@@ -81,6 +88,7 @@ class Renderer {
   // Runs a test already found (a test node's, or one looked up once for many items): one step.
   bool run_test(TestFn fn, const Value& v, CallArgs& args) {
     charge(1);
+    if (text_watch::watching()) note_test(fn, v, args);
     return fn(*this, v, args);
   }
   // Accounts for `n` units of work; raises LimitError past the budget.

@@ -206,6 +206,9 @@ class Interp final : public Renderer {
   // Set while fold.cpp evaluates constants at compile time: subscripts follow
   // environment.getitem (Undefined) instead of Python's subscription errors.
   bool folding = false;
+  // Whether the render cache watches this render (value/text_watch.hpp): read once per render,
+  // so that the hot paths test a member instead of the thread-local.
+  const bool watching_ = text_watch::watching();
 
   // Renderer interface
   Value getattr(const Value& obj, std::string_view name) override;

@@ -170,6 +170,7 @@ Value Interp::getitem(const Value& obj, const Value& key) {
     case Type::Undefined: raise_undefined(obj);
     case Type::Dict: {
       if (py_hashable(key)) {
+        if (watching_ && text_watch::holds_marker(key)) text_watch::note_inspected();  // by hash
         if (const Value* v = obj.dict_obj().find(key)) return *v;
       }
       break;
@@ -189,6 +190,10 @@ Value Interp::getitem(const Value& obj, const Value& key) {
     case Type::Str:
       if (key.is_int() || key.is_bool()) {
         int64_t i = key.int_like();
+        // a character of the template's own text, at the same place for any texts, or not
+        if (watching_ && text_watch::holds_marker(obj.str()) &&
+            !text_watch::marker_free_bound(obj.str(), i >= 0 ? i + 1 : i))
+          text_watch::note_inspected();
         int64_t n = py_len(obj);
         if (i < 0) i += n;
         if (i >= 0 && i < n) {
@@ -253,6 +258,15 @@ static SlicePositions slice_positions(int64_t n, std::optional<int64_t> a, std::
   return p;
 }
 
+// A slice of a marked str cut where the template's own text is (its bounds counted over
+// template text from their end, step 1) is the same for any texts; any other is an inspection.
+static void watch_slice(std::string_view s, std::optional<int64_t> a, std::optional<int64_t> b,
+                        std::optional<int64_t> c) {
+  if (!text_watch::holds_marker(s)) return;
+  if ((c && *c != 1) || (a && !text_watch::marker_free_bound(s, *a)) || (b && !text_watch::marker_free_bound(s, *b)))
+    text_watch::note_inspected();
+}
+
 Value Interp::slice(const Value& obj, const SliceExpr* s) {
   Value start = s->start ? eval(s->start) : Value::none();
   Value stop = s->stop ? eval(s->stop) : Value::none();
@@ -266,6 +280,7 @@ Value Interp::slice(const Value& obj, const SliceExpr* s) {
   if (c && *c == 0) throw Error(ErrorKind::ValueError, "slice step cannot be zero");
   if (obj.is_str()) {  // Markup.__getitem__ keeps Markup
     charge_bytes(obj.str().size());  // code points are counted from the start
+    if (watching_) watch_slice(obj.str(), a, b, c);
     std::string part = pystr::slice(obj.str(), a, b, c);
     return obj.is_markup() ? Value::markup(std::move(part)) : Value::string(std::move(part));
   }
@@ -335,6 +350,7 @@ Value Interp::call(const Value& callee, CallArgs& args) {
         }
         case ObjKind::Other:
           if (auto* b = dynamic_cast<BoundMethodObj*>(o)) {
+            if (watching_) note_method(b->name, b->self, args);  // `{% set f = s.find %}{{ f(x) }}`
             Value v = b->fn(*this, b->self, args);
             charge(built_steps(v));
             return v;

@@ -4,16 +4,23 @@
 #include "value/bigint.hpp"
 #include "value/pyformat.hpp"
 #include "value/pystr.hpp"
+#include "value/text_watch.hpp"
 
 namespace toolchat::jinja {
 
 namespace {
 
-inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
+// str == str outside py_equal, watched as py_equal is (text_watch.hpp).
+inline bool same_str(const Value& a, const Value& b, bool watch) {
+  if (watch) text_watch::note_equal(a, b);
+  return same_text(a.str(), b.str());
+}
+
+inline bool compare_op(CmpOp op, const Value& a, const Value& b, bool watch) {
   switch (op) {
     // str == str settled here: templates compare roles and types on every message.
-    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_text(a.str(), b.str()) : py_equal(a, b);
-    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_text(a.str(), b.str()) : !py_equal(a, b);
+    case CmpOp::Eq: return a.is_str() && b.is_str() ? same_str(a, b, watch) : py_equal(a, b);
+    case CmpOp::Ne: return a.is_str() && b.is_str() ? !same_str(a, b, watch) : !py_equal(a, b);
     case CmpOp::In: return py_contains(b, a);
     case CmpOp::NotIn: return !py_contains(b, a);
     case CmpOp::Lt: return py_order(Order::Lt, a, b);
@@ -22,6 +29,23 @@ inline bool compare_op(CmpOp op, const Value& a, const Value& b) {
     case CmpOp::GtEq: return py_order(Order::Ge, a, b);
   }
   return false;
+}
+
+// `n > 0`, `n != 0`, `n == 0`, `n >= 1`, `n < 1`, `n <= 0`: whether n is 0, nothing more.
+bool asks_if_empty(CmpOp op, const Value& r) {
+  if (!r.is_int() || r.is_bool()) return false;
+  const int64_t n = r.int_like();
+  if (n == 0) return op == CmpOp::Gt || op == CmpOp::Ne || op == CmpOp::Eq || op == CmpOp::LtEq;
+  return n == 1 && (op == CmpOp::GtEq || op == CmpOp::Lt);
+}
+
+bool is_length(std::string_view filter) { return filter == "length" || filter == "count"; }
+
+// `fmt % args` with a marked text: a format with widths or precisions reads its arguments'
+// lengths (text_watch.hpp).
+void watch_percent(const Value& fmt, const Value& args) {
+  if ((text_watch::holds_marker(fmt) || text_watch::holds_marker(args)) && !text_watch::plain_percent_format(fmt.str()))
+    text_watch::note_inspected();
 }
 
 // Steps a comparison may take: `in` scans its container (string bytes, list items), the
@@ -69,7 +93,7 @@ uint64_t pow_steps(const Value& a, const Value& b) {
 
 }  // namespace
 
-bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b); }
+bool compare_values(CmpOp op, const Value& a, const Value& b) { return compare_op(op, a, b, text_watch::watching()); }
 
 namespace {
 bool no_args(const ArgList& a) { return a.args.empty() && a.kwargs.empty() && !a.dyn_args && !a.dyn_kwargs; }
@@ -259,6 +283,7 @@ Value Interp::eval_cold(const Expr* e) {
         case BinOp::Mod:
           if (l.is_str()) {
             if (r.is_undefined()) raise_undefined(r);
+            if (watching_) watch_percent(l, r);
             Value v = Value::string(pyformat::percent(std::string(l.str()), r, limits_.max_value_bytes));
             charge_built(v);
             return v;
@@ -353,17 +378,22 @@ bool Interp::eval_compare(const CompareExpr* c) {
       auto* g = static_cast<const GetitemExpr*>(x);
       if (g->dict_missing.obj() && g->obj->kind == EK::Name)
         l = dict_key(g, *borrow_name(static_cast<const NameExpr*>(g->obj)));
+    } else if (x->kind == EK::Filter && watching_ && asks_if_empty(op, r)) {
+      text_watch::state.length_as_truth = x;
     }
     Value lt;
     if (!l) l = borrow_or_eval(x, lt);
     if ((op == CmpOp::Eq || op == CmpOp::Ne) && l->is_str() && r.is_str()) {
       // str == str, the usual test of a role or type: compare_steps and compare_op's rule inline.
+      // Not watched (value/text_watch.hpp): the constant is among the strings texts are screened
+      // for (TemplateUses::compared takes every str constant compared with == or !=; '' is
+      // accounted for as it is).
       std::string_view a = l->str(), b = r.str();
       if (uint64_t n = std::min(a.size(), b.size()) / kBytesPerStep) charge(n);
       return same_text(a, b) == (op == CmpOp::Eq);
     }
     if (uint64_t n = compare_steps(op, *l, r)) charge(n);
-    return compare_op(op, *l, r);
+    return compare_op(op, *l, r, watching_);
   }
   // Operands are borrowed when they can be; a borrowed left operand is copied before an
   // operand that needs evaluation (a macro call there may reassign what it points to).
@@ -381,7 +411,7 @@ bool Interp::eval_compare(const CompareExpr* c) {
       r = &rt;
     }
     if (uint64_t n = compare_steps(op, *l, *r)) charge(n);
-    if (!compare_op(op, *l, *r)) return false;
+    if (!compare_op(op, *l, *r, watching_)) return false;
     if (r == &rt) {
       lt = std::move(rt);
       l = &lt;
@@ -430,6 +460,7 @@ Value Interp::eval_call(const CallExpr* c) {
       CallArgs args;
       eval_args(c->a, args);
       if (self.is_str()) charge_bytes(self.str().size());  // str methods scan the string
+      if (watching_) note_method(g->attr, self, args);
       Value v = fn(*this, self, args);
       charge_built(v);
       return v;
@@ -458,6 +489,7 @@ Value Interp::eval_filter(const FilterExpr* f, const Value* operand) {
   eval_args(f->a, args);
   if (!f->fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(f->name) + " found.");
   if (v->is_str()) charge_bytes(v->str().size());  // string filters read their whole input
+  if (watching_ && !(f == text_watch::state.length_as_truth && is_length(f->name))) note_filter(f->fn, *v, args);
   Value out = f->fn(*this, *v, args);
   charge_built(out);
   return out;
@@ -491,6 +523,7 @@ Value Interp::call_filter(std::string_view name, const Value& v, CallArgs& args)
   FilterFn fn = find_filter(name);
   if (!fn) throw Error(ErrorKind::TemplateRuntimeError, "No filter named " + string_repr(std::string(name)) + ".");
   if (v.is_str()) charge_bytes(v.str().size());
+  if (watching_) note_filter(fn, v, args);
   Value out = fn(*this, v, args);
   charge_built(out);
   return out;

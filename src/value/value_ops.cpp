@@ -6,6 +6,7 @@
 #include "value/bigint.hpp"
 #include "value/pyobjects.hpp"
 #include "value/pystr.hpp"
+#include "value/text_watch.hpp"
 
 namespace toolchat {
 
@@ -255,6 +256,7 @@ static bool same_or_equal(const Value& a, const Value& b) {
 }
 
 bool py_equal(const Value& a, const Value& b) {
+  if (text_watch::watching()) text_watch::note_equal(a, b);
   if (a.is_number() && b.is_number()) {
     if (a.is_float() && b.is_float()) return a.as_float() == b.as_float();
     if (!a.is_float() && !b.is_float() && !big_pair(a, b)) return a.int_like() == b.int_like();
@@ -295,6 +297,7 @@ bool py_equal(const Value& a, const Value& b) {
 }
 
 bool py_order(Order op, const Value& a, const Value& b) {
+  if (text_watch::watching()) text_watch::note_order(a, b);
   check_undefined(a, b);
   auto apply = [op](const auto& x, const auto& y) {
     switch (op) {
@@ -562,6 +565,7 @@ Value py_pos(const Value& a) {
 }
 
 bool py_contains(const Value& c, const Value& item) {
+  if (text_watch::watching()) text_watch::note_contains(c, item);
   switch (c.type()) {
     case Type::Undefined: return false;
     case Type::Str:  // str.__contains__ never consults the operand: Undefined is just not a str

@@ -320,8 +320,9 @@ class TemplateErrors(Tmp):
         self.assertIn("--now", p.stderr)
 
     def test_no_render_reuse_renders_every_conversation(self):
-        # Renders are reused across conversations of one shape unless told not to; a template that
-        # branches on a text's length is what the reuse cannot see (README, convert).
+        # Renders are reused across conversations of one shape unless told not to. A template that
+        # branches on a text's length is one the reuse must see: its proof render is watched
+        # (src/value/text_watch.hpp), so the output is the same with and without reuse.
         t = self.path("len.jinja")
         write(t, "{% for m in messages %}[{% if m.content|length > 200 %}LONG{% else %}{{ m.content }}{% endif %}]"
                  "{% endfor %}")
@@ -333,6 +334,10 @@ class TemplateErrors(Tmp):
         p = run("convert", "--from", "sharegpt", "--model", t, "--no-render-reuse", rows, out)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual([json.loads(l)["text"] for l in read(out).splitlines()], ["[hi][yo]", "[hey][LONG]"])
+        reused = self.path("reused.jsonl")
+        p = run("convert", "--from", "sharegpt", "--model", t, rows, reused)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(read(reused), read(out))
 
     def test_special_tokens_file_has_one_name_in_every_verb(self):
         # detect/check/parse called it --tokens, convert --special-tokens: both names work everywhere.

@@ -267,6 +267,82 @@ TEST(ConvertRenderCache, ConversationsThatDoNotRenderAreKeptAsOneFailure) {
   EXPECT_EQ(rig.cache.stats().hits, 1u);
 }
 
+// Templates that look into a text in ways no screened string names (its length, a character, a
+// slice, an ordering, a comparison with another text or a computed string, a filter or method
+// reading its content): two conversations of one shape whose texts take different branches,
+// each taught first, must render as they do for real. Without the watch of the proof renders
+// (value/text_watch.hpp) the second reuses the first one's branch.
+TEST(ConvertRenderCache, TemplatesInspectingTextsRefuseTheShape) {
+  // Each case: a template body inside the loop over messages (m the message), the user's text
+  // of two conversations, and the assistant's text (the user's when not given).
+  const Value cases = json::parse_file("tests/convert/inspecting_templates.json");
+  ASSERT_GE(cases.items().size(), 32u);
+  for (const Value& c : cases.items()) {
+    const auto field = [&](const char* k) { return std::string(c.dict_obj().find(k)->str()); };
+    SCOPED_TRACE(field("name"));
+    const std::string source = "{% for m in messages %}{{ m.role }}:{{ m.content }}:" + field("body") +
+                               ";{% endfor %}{% if add_generation_prompt %}<gen>{% endif %}";
+    const Value* answer = c.dict_obj().find("answer");
+    auto conv = [&](const std::string& user) {
+      std::string user_json, answer_json;
+      json::dump_string(user_json, user, false);
+      json::dump_string(answer_json, answer ? std::string(answer->str()) : user, false);
+      return R"([{"role": "user", "content": )" + user_json + R"(}, {"role": "assistant", "content": )" + answer_json + "}]";
+    };
+    for (bool a_first : {true, false}) {  // the marker takes one of the branches: both orders
+      Rig rig(source);
+      rig.check(conv(field(a_first ? "a" : "b")));
+      rig.check(conv(field(a_first ? "b" : "a")));
+      EXPECT_EQ(rig.cache.stats().hits, 0u);
+    }
+  }
+}
+
+// The same for the proof of a cut (texts holding a tested string) and of a prefix (the first
+// messages of a conversation whose later text is screened and does not cut: a marker character).
+TEST(ConvertRenderCache, InspectingCutsAndPrefixesAreRefused) {
+  const std::string cut_source =
+      R"({% for m in messages %}{% if '</think>' in m.content %}{% if m.content.split('</think>')[-1]|length > 12 %})"
+      R"(long{% endif %}{{ m.content.split('</think>')[-1] }}{% else %}{{ m.content }}{% endif %};{% endfor %})";
+  const std::string prefix_source =
+      R"({% for m in messages %}{% if m.content|length > 12 %}long{% endif %}{{ m.content }};{% endfor %})"
+      R"({% if add_generation_prompt %}<gen>{% endif %})";
+  auto conv = [](const std::string& user, const std::string& answer) {
+    std::string user_json, answer_json;
+    json::dump_string(user_json, user, false);
+    json::dump_string(answer_json, answer, false);
+    return R"([{"role": "user", "content": )" + user_json + R"(}, {"role": "assistant", "content": )" + answer_json + "}]";
+  };
+  const std::string cut_a = conv("q", "t</think>a_rather_long_answer_here"), cut_b = conv("q", "t</think>hi");
+  const std::string prefix_a = conv("a_rather_long_question_here", "marker \xEE\x80\x85"),
+                    prefix_b = conv("hi", "marker \xEE\x80\x85");
+  for (bool a_first : {true, false}) {
+    Rig cut(cut_source);
+    cut.check(a_first ? cut_a : cut_b);
+    cut.check(a_first ? cut_b : cut_a);
+    EXPECT_EQ(cut.cache.stats().cut_hits, 0u);
+    Rig prefix(prefix_source);
+    prefix.check(a_first ? prefix_a : prefix_b);
+    prefix.check(a_first ? prefix_b : prefix_a);
+    EXPECT_EQ(prefix.cache.stats().prefix_hits, 0u);
+  }
+}
+
+// What the cache accounts for is not an inspection: printing, joining, tojson, a test for a
+// screened string, a strip, a split at a screened string, a role compared, a length compared
+// with 0, a comparison with '', a slice or format that leaves the marker whole: shapes reuse.
+TEST(ConvertRenderCache, PassedThroughTextsStillReuse) {
+  Rig rig(R"({% for m in messages %}{% if m.role == 'user' and m.content is string %}{{ m.content | trim }}{% else %})"
+          R"({{ [m.content, 'x'] | join('|') }}{{ m.content | tojson }}{{ {'t': m.content} }}{% endif %})"
+          R"({% if m.content.startswith('/') %}cmd{% endif %}{% if '<br>' in m.content %}{{ m.content.split('<br>')|length }}{% endif %})"
+          R"({{ m.content.rstrip('.') ~ '!' }}{{ m.content|default('') }}{{ messages|map(attribute='content')|list|length }})"
+          R"({% if m.content|trim|length > 0 and m.content != '' %}{{ ('%s.' % m.content)[:-1] }}{{ '{}'.format(m.content) }}{% endif %};)"
+          R"({% endfor %}{% if add_generation_prompt %}<gen>{% endif %})");
+  rig.check(R"([{"role": "user", "content": "question"}, {"role": "assistant", "content": "answer"}])");
+  rig.check(R"([{"role": "user", "content": "why so"}, {"role": "assistant", "content": "because"}])");
+  EXPECT_EQ(rig.cache.stats().hits, 1u);
+}
+
 TEST(ConvertRenderCache, TestedLiteralsAreReadFromTheTree) {
   TestedLiterals l = tested_literals(jinja::Template::compile(
       R"(text 'not in a tag' in {# 'a comment' in c #}{% if '</think>' in c and c.startswith("<tool_response>") %})"

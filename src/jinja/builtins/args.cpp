@@ -85,6 +85,7 @@ std::vector<Value> iterate(const Value& v) {
     }
     case Type::Str: {
       std::string_view s = v.str();
+      if (text_watch::watching() && text_watch::holds_marker(s)) text_watch::note_inspected();
       std::vector<Value> out;
       out.reserve(s.size());
       size_t i = 0;

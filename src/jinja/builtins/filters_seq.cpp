@@ -399,6 +399,8 @@ Value f_unique(Renderer& r, const Value& v, CallArgs& a) {
   for (const Value& item : items) {
     Value k = getter(r, item);
     check_hashable(k);
+    // by hash: a text is told from another one (text_watch.hpp; the items may come from a generator)
+    if (text_watch::watching() && text_watch::holds_marker(k)) text_watch::note_inspected();
     size_t h = k.is_undefined() ? 0x5bd1e995u : py_hash(k);
     bool found = false;
     auto range = seen.equal_range(h);
