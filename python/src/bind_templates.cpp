@@ -284,8 +284,14 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
   a.template_name = h.name;
   bool chose = false;  // chat_template= named a template or gave a source
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
-  variables.reserve(static_cast<size_t>(nkw));  // one allocation, not one per doubling
+  // The other keywords, template variables, by position in kwnames: on the stack for a call of up
+  // to kInlineKeywords keywords (a heap block per call was about 130 instructions).
+  constexpr Py_ssize_t kInlineKeywords = 32;
+  Py_ssize_t inline_positions[kInlineKeywords];
+  std::unique_ptr<Py_ssize_t[]> heap_positions;
+  if (nkw > kInlineKeywords) heap_positions.reset(new Py_ssize_t[static_cast<size_t>(nkw)]);
+  Py_ssize_t* variables = heap_positions ? heap_positions.get() : inline_positions;
+  Py_ssize_t variable_count = 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
@@ -293,7 +299,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
     // Template variables (bos_token, enable_thinking ...) are most keywords: a name whose first
     // letter starts none of the names below is one.
     if (name.empty() || !(kNamedInitials & (uint32_t{1} << (name[0] & 31))) || name[0] < 'a') {
-      variables.emplace_back(key, value);
+      variables[variable_count++] = i;
       continue;
     }
     int param = -1;
@@ -336,7 +342,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
       a.call.special_tokens = to_value(value, "special_tokens");
       continue;
     }
-    variables.emplace_back(key, value);
+    variables[variable_count++] = i;
   }
   if (!slot[0]) throw pyb::type_error("apply() missing required argument 'messages'");
   a.messages = slot[0];
@@ -347,10 +353,11 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
                                         : !chose && known.known ? known.names
                                                                 : h.names_of(h.model.select(a.template_name, tools_given));
   auto may_read = [&](std::string_view var) { return !read || read->find(var) != read->end(); };
-  a.call.kwargs.reserve(variables.size());
-  for (auto [key, value] : variables) {
+  a.call.kwargs.reserve(static_cast<size_t>(variable_count));
+  for (Py_ssize_t v = 0; v < variable_count; ++v) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, variables[v]);
     std::string_view name = name_of(key);
-    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, name));
+    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(args[nargs + variables[v]], name));
   }
   if (tools_given) {
     if (may_read("tools")) {
