@@ -380,8 +380,9 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
 }
 
 // One conversation rendered; the GIL is released from the render to the freeing of its values.
-// `call` is the arguments' call (its messages filled in here), or a copy of it in a batch.
-pyb::object apply_conversation(const TemplateHandle& h, ApplyArgs& a, chat::ChatCall call, PyObject* messages,
+// `call` is the arguments' call (its messages filled in here), or a copy of it in a batch; its
+// values are freed here (taken by reference: a moved-in parameter cost a move and two destructors).
+pyb::object apply_conversation(const TemplateHandle& h, ApplyArgs& a, chat::ChatCall& call, PyObject* messages,
                                std::string_view where) {
   if (!is_sequence(messages))
     throw pyb::type_error(std::string(where) + ": expected a list of message dicts, not " + Py_TYPE(messages)->tp_name);
@@ -420,12 +421,13 @@ pyb::object apply(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nar
     const Py_ssize_t n = size_of(m);
     pyb::list out(n);
     for (Py_ssize_t i = 0; i < n && i < size_of(m); ++i) {
-      pyb::object text = apply_conversation(h, a, a.call, item_of(m, i), "messages[" + std::to_string(i) + "]");
+      chat::ChatCall copy = a.call;
+      pyb::object text = apply_conversation(h, a, copy, item_of(m, i), "messages[" + std::to_string(i) + "]");
       PyList_SET_ITEM(out.ptr(), i, text.release().ptr());
     }
     return out;
   }
-  return apply_conversation(h, a, std::move(a.call), m, "messages");
+  return apply_conversation(h, a, a.call, m, "messages");
 }
 
 PyObject* apply_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
