@@ -200,13 +200,18 @@ constexpr uint32_t initials(std::initializer_list<char> cs) {
 }
 constexpr uint32_t kNamedInitials = initials({'m', 't', 'd', 'a', 'c', 'p', 'r', 's'});
 
-std::string_view name_of(PyObject* str) {
-  if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
-    return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
+[[gnu::noinline]] std::string_view encoded_name(PyObject* str) {
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(str, &n);
   if (!p) throw pyb::error_already_set();
   return {p, static_cast<size_t>(n)};
+}
+
+// Inline for the compact ASCII names keywords are: called twice per keyword of every call.
+inline std::string_view name_of(PyObject* str) {
+  if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
+    return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
+  return encoded_name(str);
 }
 
 bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
