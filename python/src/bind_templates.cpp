@@ -200,13 +200,18 @@ constexpr uint32_t initials(std::initializer_list<char> cs) {
 }
 constexpr uint32_t kNamedInitials = initials({'m', 't', 'd', 'a', 'c', 'p', 'r', 's'});
 
-std::string_view name_of(PyObject* str) {
-  if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
-    return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
+[[gnu::noinline]] std::string_view encoded_name(PyObject* str) {
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(str, &n);
   if (!p) throw pyb::error_already_set();
   return {p, static_cast<size_t>(n)};
+}
+
+// Inline for the compact ASCII names keywords are: called twice per keyword of every call.
+inline std::string_view name_of(PyObject* str) {
+  if (PyUnicode_IS_COMPACT_ASCII(str))  // keyword names: its characters are its UTF-8
+    return {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<size_t>(PyUnicode_GET_LENGTH(str))};
+  return encoded_name(str);
 }
 
 bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
@@ -284,8 +289,14 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
   a.template_name = h.name;
   bool chose = false;  // chat_template= named a template or gave a source
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  std::vector<std::pair<PyObject*, PyObject*>> variables;  // the other keywords: template variables
-  variables.reserve(static_cast<size_t>(nkw));  // one allocation, not one per doubling
+  // The other keywords, template variables, by position in kwnames: on the stack for a call of up
+  // to kInlineKeywords keywords (a heap block per call was about 130 instructions).
+  constexpr Py_ssize_t kInlineKeywords = 32;
+  Py_ssize_t inline_positions[kInlineKeywords];
+  std::unique_ptr<Py_ssize_t[]> heap_positions;
+  if (nkw > kInlineKeywords) heap_positions.reset(new Py_ssize_t[static_cast<size_t>(nkw)]);
+  Py_ssize_t* variables = heap_positions ? heap_positions.get() : inline_positions;
+  Py_ssize_t variable_count = 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
     PyObject* value = args[nargs + i];
@@ -293,7 +304,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
     // Template variables (bos_token, enable_thinking ...) are most keywords: a name whose first
     // letter starts none of the names below is one.
     if (name.empty() || !(kNamedInitials & (uint32_t{1} << (name[0] & 31))) || name[0] < 'a') {
-      variables.emplace_back(key, value);
+      variables[variable_count++] = i;
       continue;
     }
     int param = -1;
@@ -336,7 +347,7 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
       a.call.special_tokens = to_value(value, "special_tokens");
       continue;
     }
-    variables.emplace_back(key, value);
+    variables[variable_count++] = i;
   }
   if (!slot[0]) throw pyb::type_error("apply() missing required argument 'messages'");
   a.messages = slot[0];
@@ -347,10 +358,11 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
                                         : !chose && known.known ? known.names
                                                                 : h.names_of(h.model.select(a.template_name, tools_given));
   auto may_read = [&](std::string_view var) { return !read || read->find(var) != read->end(); };
-  a.call.kwargs.reserve(variables.size());
-  for (auto [key, value] : variables) {
+  a.call.kwargs.reserve(static_cast<size_t>(variable_count));
+  for (Py_ssize_t v = 0; v < variable_count; ++v) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, variables[v]);
     std::string_view name = name_of(key);
-    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(value, name));
+    if (may_read(name)) a.call.kwargs.emplace_back(str_value(key), to_value(args[nargs + variables[v]], name));
   }
   if (tools_given) {
     if (may_read("tools")) {
@@ -373,8 +385,9 @@ void read_apply_args(ApplyArgs& a, const TemplateHandle& h, PyObject* const* arg
 }
 
 // One conversation rendered; the GIL is released from the render to the freeing of its values.
-// `call` is the arguments' call (its messages filled in here), or a copy of it in a batch.
-pyb::object apply_conversation(const TemplateHandle& h, ApplyArgs& a, chat::ChatCall call, PyObject* messages,
+// `call` is the arguments' call (its messages filled in here), or a copy of it in a batch; its
+// values are freed here (taken by reference: a moved-in parameter cost a move and two destructors).
+pyb::object apply_conversation(const TemplateHandle& h, ApplyArgs& a, chat::ChatCall& call, PyObject* messages,
                                std::string_view where) {
   if (!is_sequence(messages))
     throw pyb::type_error(std::string(where) + ": expected a list of message dicts, not " + Py_TYPE(messages)->tp_name);
@@ -413,12 +426,13 @@ pyb::object apply(const TemplateHandle& h, PyObject* const* args, Py_ssize_t nar
     const Py_ssize_t n = size_of(m);
     pyb::list out(n);
     for (Py_ssize_t i = 0; i < n && i < size_of(m); ++i) {
-      pyb::object text = apply_conversation(h, a, a.call, item_of(m, i), "messages[" + std::to_string(i) + "]");
+      chat::ChatCall copy = a.call;
+      pyb::object text = apply_conversation(h, a, copy, item_of(m, i), "messages[" + std::to_string(i) + "]");
       PyList_SET_ITEM(out.ptr(), i, text.release().ptr());
     }
     return out;
   }
-  return apply_conversation(h, a, std::move(a.call), m, "messages");
+  return apply_conversation(h, a, a.call, m, "messages");
 }
 
 PyObject* apply_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
