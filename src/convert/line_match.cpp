@@ -63,7 +63,10 @@ void SkeletonTree::add(std::string_view line, const std::vector<TextAt>& strings
     const bool empty = t.close == t.open + 1;
     size_t next = 0;
     for (const Node::Edge& e : nodes_[node].edges)
-      if (!e.last && e.empty == empty && e.bytes == bytes) next = e.next;
+      if (!e.last && e.empty == empty && e.bytes == bytes) {
+        next = e.next;
+        break;
+      }
     if (next == 0) {
       next = nodes_.size();
       nodes_.emplace_back();

@@ -486,6 +486,8 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     err_text.clear();
     out_text.clear();
   };
+  // How every message and error names a row: IN:LINE.
+  auto where = [&](size_t index) { return in->name + ':' + std::to_string(index); };
   RowIo io;
   io.read = [&](RowJob& job) {
     if (!in) {  // opened once the model has loaded: a bad model stops the run before any output
@@ -503,13 +505,10 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     const RowResult& r = job.result;
     if (r.stats.rows == 0) return true;  // a blank line
     if (r.error && cfg.stop_at_first_bad) {
-      first_bad = in->name + ':' + std::to_string(job.index) + ": " + r.reason;
+      first_bad = where(job.index) + ": " + r.reason;
       return false;
     }
-    auto say = [&](const std::string& text) {
-      ((err_text += in->name) += ':') += std::to_string(job.index);
-      ((err_text += ": ") += text) += '\n';
-    };
+    auto say = [&](const std::string& text) { (((err_text += where(job.index)) += ": ") += text) += '\n'; };
     if (r.error) say(r.reason);
     for (const auto& n : r.notes) say(n);
     for (const auto& m : r.mismatches) say(m);
@@ -521,7 +520,7 @@ ConvertStats run_convert(const ConvertConfig& cfg, std::ostream& err) {
     write_batch();
     report(false);
   };
-  io.locate = [&](size_t index) { return in->name + ':' + std::to_string(index); };
+  io.locate = where;
   ConvertStats total = run_convert(cfg, io);
   if (!first_bad.empty()) throw Error(ErrorKind::ValueError, first_bad + " (stopped at the first bad row)");
   // A read that failed (an I/O error, out of memory for a line) ends the input early: the rows

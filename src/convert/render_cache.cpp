@@ -385,7 +385,7 @@ struct RenderCache::Impl {
       if (front <= 0x20 || back <= 0x20) return true;
     } else {
       if (space_like(t, 0, t.size()) || space_like(t, last_char(t), t.size())) return true;
-      if (t.find("\xEE\x80") != std::string::npos) return true;  // U+E000..U+E03F: marker characters
+      if (text_watch::holds_marker(t)) return true;  // U+E000..U+E03F: marker characters
     }
     if (end_char[front] || end_char[back]) return true;
     for (const std::string& l : searched_alone)
